@@ -1,1 +1,60 @@
-//! resolve-engine
+//! # resolve-engine
+//!
+//! The core of Resolve Desk, with no UI and no terminal: agent tools that make far-reaching
+//! changes compute a *preview* and push a [`PendingAction`] onto a session's LIFO
+//! [`PendingActionStore`]; nothing touches the disk until the `resolve` tool (or a person,
+//! through the same tool) applies or discards the top action.
+//!
+//! Why it is shaped this way:
+//! - **Tools propose, the change set writes.** A tool that edits files builds a [`ChangeSet`]
+//!   (new contents, creations, deletions, renames), each entry pinned to the content hash the
+//!   preview read. Its apply verifies every hash, stages temporary files, renames them into
+//!   place and rolls back on any failure, so a preview is exactly what gets written, or
+//!   nothing is.
+//! - **One door.** Every tool call, including a person's Apply or Discard, goes through
+//!   [`Session::call`], so the transcript, the history and the stack can never disagree.
+//! - **Events, not polling.** Every change to the stack bumps a revision and is broadcast
+//!   ([`PendingActionStore::subscribe`]).
+//!
+//! Modules, in reading order:
+//! - [`tool`]: `Tool`, `ToolResult`, `ToolError`, `ToolContext` (cancellation, progress)
+//! - [`registry`]: `ToolRegistry` (unique names, JSON Schema validation of parameters)
+//! - [`pending`]: `PendingAction`, `ActionStatus`, `PendingActionStore`, store events
+//! - [`resolve`]: the hidden built-in `resolve` tool and its rendering rules
+//! - [`custom`]: `CustomToolApi`, `CustomToolPendingAction`, tool factories
+//! - [`workspace`]: the workspace root and the path checks every file access goes through
+//! - [`changeset`]: `ChangeSet` — hash-pinned, atomic, all-or-nothing file changes
+//! - [`diff`]: `FileDiff`, `Hunk`, `DiffLine` — structured diffs computed with `similar`
+//! - [`session`]: `Session` — registry + store + transcript + tool choice + resolve policy
+
+pub mod changeset;
+pub mod custom;
+pub mod diff;
+#[cfg(feature = "fault-injection")]
+pub mod fault;
+pub mod pending;
+pub mod registry;
+pub mod resolve;
+pub mod session;
+pub mod tool;
+pub mod workspace;
+
+pub use changeset::{
+    ApplyError, ApplyReport, Change, ChangeSet, ContentHash, EntryKind, FileSummary,
+};
+pub use custom::{CustomToolApi, CustomToolPendingAction, ToolFactory};
+pub use diff::{DiffLine, FileDiff, Hunk, LineKind};
+pub use pending::{
+    ActionId, ActionInfo, ActionStatus, PendingAction, PendingActionStore, StoreChange, StoreEvent,
+};
+pub use registry::{RegistryError, ToolRegistry, ToolSpec};
+pub use resolve::{render_resolve_header, ResolveAction, ResolveDetails, RESOLVE_TOOL_NAME};
+pub use session::{
+    Actor, HistoryEntry, ResolvePolicy, Session, ToolCall, ToolChoice, TranscriptEntry,
+    PREVIEW_REMINDER,
+};
+pub use tool::{Content, Progress, Tool, ToolContext, ToolError, ToolResult};
+pub use workspace::{Workspace, WorkspaceError};
+
+/// Re-exported so tools can take a cancellation token without depending on tokio-util.
+pub use tokio_util::sync::CancellationToken;

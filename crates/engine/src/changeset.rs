@@ -1,0 +1,1083 @@
+//! Change sets: the only way the engine writes files.
+//!
+//! A tool that previews file changes records them here, each pinned to the content it read:
+//! an edit keeps the exact bytes the preview saw (`before`) and the bytes to write (`after`).
+//! [`ChangeSet::apply`] then:
+//! 1. **verifies** every entry against the disk (hash of the current bytes == hash of
+//!    `before`; a create's target still missing; a rename's source still there with the same
+//!    type and content) and refuses with the list of changed files — nothing is written;
+//! 2. **stages** every new content as a temporary file beside its target (mode and owner of
+//!    the original kept) — a failure here removes the temporaries, nothing else changed;
+//! 3. **commits** by renames (the original kept as a hard-linked backup, renames done through
+//!    temporary names so swaps and cycles work), journalling each step — on any failure the
+//!    journal is undone in reverse, so every file is as it was;
+//! 4. **finalises** by removing the backups and syncing the directories.
+//!
+//! Paths are workspace-relative with `/`; every one is resolved through [`Workspace`].
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use serde::Serialize;
+
+use crate::diff::{self, FileDiff};
+use crate::tool::ToolError;
+use crate::workspace::{Workspace, WorkspaceError};
+
+/// BLAKE3 hash of a file's bytes (or of a symlink's target).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ContentHash([u8; 32]);
+
+impl ContentHash {
+    pub fn of(bytes: &[u8]) -> Self {
+        Self(*blake3::hash(bytes).as_bytes())
+    }
+
+    /// The hash of what is at `path` now: file bytes, or a symlink's target.
+    pub fn of_entry(path: &Path, kind: EntryKind) -> io::Result<Self> {
+        match kind {
+            EntryKind::File => Ok(Self::of(&fs::read(path)?)),
+            EntryKind::Symlink => Ok(Self::of(
+                fs::read_link(path)?.as_os_str().as_encoded_bytes(),
+            )),
+        }
+    }
+}
+
+impl fmt::Display for ContentHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for b in &self.0 {
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for ContentHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ContentHash({})", &self.to_string()[..12])
+    }
+}
+
+impl Serialize for ContentHash {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+/// What a directory entry is; renames keep links as links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    File,
+    Symlink,
+}
+
+/// One change. `before` is the exact bytes the preview read; its hash is what apply checks.
+#[derive(Debug, Clone)]
+pub enum Change {
+    Edit {
+        path: String,
+        before: Arc<[u8]>,
+        before_hash: ContentHash,
+        after: Arc<[u8]>,
+    },
+    Create {
+        path: String,
+        contents: Arc<[u8]>,
+    },
+    Delete {
+        path: String,
+        before: Arc<[u8]>,
+        before_hash: ContentHash,
+    },
+    Rename {
+        from: String,
+        to: String,
+        kind: EntryKind,
+        before_hash: ContentHash,
+    },
+}
+
+impl Change {
+    /// The path shown for this change (the target for a rename).
+    pub fn path(&self) -> &str {
+        match self {
+            Change::Edit { path, .. }
+            | Change::Create { path, .. }
+            | Change::Delete { path, .. } => path,
+            Change::Rename { to, .. } => to,
+        }
+    }
+}
+
+/// Per-file numbers for lists and labels.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileSummary {
+    pub path: String,
+    pub old_path: Option<String>,
+    /// `modified`, `added`, `deleted` or `renamed`.
+    pub change: &'static str,
+    pub binary: bool,
+    pub too_large: bool,
+    pub added: u32,
+    pub removed: u32,
+}
+
+/// What an apply did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ApplyReport {
+    pub edited: usize,
+    pub created: usize,
+    pub deleted: usize,
+    pub renamed: usize,
+    /// Non-fatal leftovers (a backup that could not be removed, say).
+    pub warnings: Vec<String>,
+}
+
+/// Why an apply did not happen. In every case the workspace is as it was before the call,
+/// unless `restore_failures` lists what could not be put back (and where it is).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApplyError {
+    #[error("{}", stale_message(.files))]
+    Stale { files: Vec<(String, String)> },
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{}", io_message(.path, .op, .message, .restore_failures))]
+    Io {
+        path: String,
+        op: &'static str,
+        message: String,
+        restore_failures: Vec<String>,
+    },
+}
+
+fn stale_message(files: &[(String, String)]) -> String {
+    let list: Vec<String> = files
+        .iter()
+        .map(|(p, why)| format!("{p} ({why})"))
+        .collect();
+    format!(
+        "Preview is stale: {} changed on disk since the preview: {}. Nothing was written; discard this action or run the preview again.",
+        plural(files.len(), "file", "files"),
+        list.join(", ")
+    )
+}
+
+fn io_message(path: &str, op: &str, message: &str, restore_failures: &[String]) -> String {
+    if restore_failures.is_empty() {
+        format!("Could not {op} {path}: {message}. Every file was restored; nothing was changed.")
+    } else {
+        format!(
+            "Could not {op} {path}: {message}. Restoring failed for: {}. Check these files by hand.",
+            restore_failures.join("; ")
+        )
+    }
+}
+
+/// `1 file`, `2 files`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+impl ApplyError {
+    /// The workspace-relative files a stale refusal names.
+    pub fn stale_files(&self) -> Vec<String> {
+        match self {
+            ApplyError::Stale { files } => files.iter().map(|(p, _)| p.clone()).collect(),
+            ApplyError::Invalid(_) | ApplyError::Io { .. } => Vec::new(),
+        }
+    }
+}
+
+impl From<ApplyError> for ToolError {
+    fn from(e: ApplyError) -> Self {
+        match e {
+            ApplyError::Stale { .. } => ToolError::Stale {
+                files: e.stale_files(),
+                message: e.to_string(),
+            },
+            ApplyError::Invalid(m) => ToolError::InvalidParams(m),
+            ApplyError::Io { .. } => ToolError::Io(e.to_string()),
+        }
+    }
+}
+
+/// An ordered set of file changes pinned to the content they were computed from.
+#[derive(Debug, Default)]
+pub struct ChangeSet {
+    changes: Vec<Change>,
+    summaries: OnceLock<Vec<FileSummary>>,
+}
+
+impl Clone for ChangeSet {
+    fn clone(&self) -> Self {
+        Self {
+            changes: self.changes.clone(),
+            summaries: OnceLock::new(),
+        }
+    }
+}
+
+impl ChangeSet {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Replace `path`'s contents: `before` is exactly what the preview read.
+    pub fn edit(
+        &mut self,
+        path: impl Into<String>,
+        before: impl Into<Arc<[u8]>>,
+        after: impl Into<Arc<[u8]>>,
+    ) -> &mut Self {
+        let before = before.into();
+        let before_hash = ContentHash::of(&before);
+        self.push(Change::Edit {
+            path: path.into(),
+            before,
+            before_hash,
+            after: after.into(),
+        })
+    }
+
+    /// Create `path` (it must not exist at apply time; missing folders are created).
+    pub fn create(&mut self, path: impl Into<String>, contents: impl Into<Arc<[u8]>>) -> &mut Self {
+        self.push(Change::Create {
+            path: path.into(),
+            contents: contents.into(),
+        })
+    }
+
+    /// Delete `path`, whose bytes the preview read as `before`.
+    pub fn delete(&mut self, path: impl Into<String>, before: impl Into<Arc<[u8]>>) -> &mut Self {
+        let before = before.into();
+        let before_hash = ContentHash::of(&before);
+        self.push(Change::Delete {
+            path: path.into(),
+            before,
+            before_hash,
+        })
+    }
+
+    /// Rename the entry `from` (a file or a symlink, never followed) to `to`. `before_hash`
+    /// is [`ContentHash::of_entry`] at preview time.
+    pub fn rename(
+        &mut self,
+        from: impl Into<String>,
+        to: impl Into<String>,
+        kind: EntryKind,
+        before_hash: ContentHash,
+    ) -> &mut Self {
+        self.push(Change::Rename {
+            from: from.into(),
+            to: to.into(),
+            kind,
+            before_hash,
+        })
+    }
+
+    fn push(&mut self, change: Change) -> &mut Self {
+        self.changes.push(change);
+        self.summaries = OnceLock::new();
+        self
+    }
+
+    pub fn changes(&self) -> &[Change] {
+        &self.changes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.changes.len()
+    }
+
+    /// Per-file summaries in change order (computed once, on first use).
+    pub fn files(&self) -> &[FileSummary] {
+        self.summaries
+            .get_or_init(|| self.changes.iter().map(summarise).collect())
+    }
+
+    /// Total added and removed lines over all files.
+    pub fn line_totals(&self) -> (u64, u64) {
+        self.files().iter().fold((0, 0), |(a, r), f| {
+            (a + f.added as u64, r + f.removed as u64)
+        })
+    }
+
+    /// The structured diff of one file (by the path shown in [`files`](Self::files)).
+    pub fn diff_file(&self, path: &str, context: usize) -> Option<FileDiff> {
+        let change = self.changes.iter().find(|c| c.path() == path)?;
+        Some(match change {
+            Change::Edit {
+                path,
+                before,
+                after,
+                ..
+            } => FileDiff::compute(path, None, before, after, context),
+            Change::Create { path, contents } => {
+                FileDiff::compute(path, None, b"", contents, context)
+            }
+            Change::Delete { path, before, .. } => {
+                FileDiff::compute(path, None, before, b"", context)
+            }
+            Change::Rename { from, to, .. } => FileDiff {
+                path: to.clone(),
+                old_path: Some(from.clone()),
+                summary: Some(format!("Renamed from {from}")),
+                hunks: Vec::new(),
+                added: 0,
+                removed: 0,
+            },
+        })
+    }
+
+    /// A unified diff of every change (renames as `rename from/to` lines).
+    pub fn unified_diff(&self, context: usize) -> String {
+        let mut out = String::new();
+        for change in &self.changes {
+            match change {
+                Change::Edit {
+                    path,
+                    before,
+                    after,
+                    ..
+                } => out.push_str(&diff::unified(path, before, after, context)),
+                Change::Create { path, contents } => {
+                    out.push_str(&diff::unified(path, b"", contents, context))
+                }
+                Change::Delete { path, before, .. } => {
+                    out.push_str(&diff::unified(path, before, b"", context))
+                }
+                Change::Rename { from, to, .. } => {
+                    out.push_str(&format!("rename from {from}\nrename to {to}\n"))
+                }
+            }
+        }
+        out
+    }
+
+    /// Checks every entry against the disk without writing anything.
+    pub fn verify(&self, ws: &Workspace) -> Result<(), ApplyError> {
+        self.plan(ws).map(|_| ())
+    }
+
+    /// Verifies, then writes everything or nothing (see the module docs).
+    pub fn apply(&self, ws: &Workspace) -> Result<ApplyReport, ApplyError> {
+        let plan = self.plan(ws)?;
+        let mut journal = Journal::default();
+        match commit(&plan, &mut journal) {
+            Ok(()) => Ok(journal.finalise(&plan)),
+            Err((path, op, err)) => {
+                let restore_failures = journal.rollback();
+                Err(ApplyError::Io {
+                    path: ws
+                        .relative(&path)
+                        .unwrap_or_else(|_| path.display().to_string()),
+                    op,
+                    message: err.to_string(),
+                    restore_failures,
+                })
+            }
+        }
+    }
+
+    fn plan(&self, ws: &Workspace) -> Result<Vec<Step>, ApplyError> {
+        let mut stale = Vec::new();
+        let mut steps = Vec::new();
+        let mut touched: HashSet<PathBuf> = HashSet::new();
+        let rename_sources: HashSet<PathBuf> = self
+            .changes
+            .iter()
+            .filter_map(|c| match c {
+                Change::Rename { from, .. } => ws.resolve_entry(from).ok(),
+                _ => None,
+            })
+            .collect();
+        let resolve = |p: &str, entry: bool| -> Result<PathBuf, ApplyError> {
+            let r = if entry {
+                ws.resolve_entry(p)
+            } else {
+                ws.resolve(p)
+            };
+            r.map_err(|e| ApplyError::Invalid(format!("{e}")))
+        };
+        let mut targets: HashSet<PathBuf> = HashSet::new();
+        fn claim(
+            touched: &mut HashSet<PathBuf>,
+            abs: &Path,
+            shown: &str,
+        ) -> Result<(), ApplyError> {
+            if touched.insert(abs.to_path_buf()) {
+                Ok(())
+            } else {
+                Err(ApplyError::Invalid(format!(
+                    "The change set touches {shown} twice; a path may appear in one change only."
+                )))
+            }
+        }
+        for change in &self.changes {
+            match change {
+                Change::Edit {
+                    path,
+                    before_hash,
+                    after,
+                    ..
+                } => {
+                    let abs = resolve(path, false)?;
+                    claim(&mut touched, &abs, path)?;
+                    match current_file(&abs) {
+                        Ok(Some((hash, meta))) if hash == *before_hash => {
+                            steps.push(Step::Replace {
+                                abs,
+                                contents: after.clone(),
+                                meta: Some(meta),
+                            })
+                        }
+                        Ok(Some(_)) => stale.push((path.clone(), "content changed".into())),
+                        Ok(None) => stale.push((path.clone(), "deleted".into())),
+                        Err(e) => stale.push((path.clone(), format!("unreadable: {e}"))),
+                    }
+                }
+                Change::Delete {
+                    path, before_hash, ..
+                } => {
+                    let abs = resolve(path, false)?;
+                    claim(&mut touched, &abs, path)?;
+                    match current_file(&abs) {
+                        Ok(Some((hash, _))) if hash == *before_hash => {
+                            steps.push(Step::Delete { abs })
+                        }
+                        Ok(Some(_)) => stale.push((path.clone(), "content changed".into())),
+                        Ok(None) => stale.push((path.clone(), "already deleted".into())),
+                        Err(e) => stale.push((path.clone(), format!("unreadable: {e}"))),
+                    }
+                }
+                Change::Create { path, contents } => {
+                    let abs = resolve(path, false)?;
+                    claim(&mut touched, &abs, path)?;
+                    if fs::symlink_metadata(&abs).is_ok() {
+                        stale.push((path.clone(), "now exists".into()));
+                    } else {
+                        steps.push(Step::Replace {
+                            abs,
+                            contents: contents.clone(),
+                            meta: None,
+                        });
+                    }
+                }
+                Change::Rename {
+                    from,
+                    to,
+                    kind,
+                    before_hash,
+                } => {
+                    let from_abs = resolve(from, true)?;
+                    let to_abs = resolve(to, true)?;
+                    claim(&mut touched, &from_abs, from)?;
+                    if to_abs != from_abs {
+                        // A target may be another rename's source (chains, swaps), never twice a target.
+                        let clash = (touched.contains(&to_abs)
+                            && !rename_sources.contains(&to_abs))
+                            || !targets.insert(to_abs.clone());
+                        if clash {
+                            return Err(ApplyError::Invalid(format!(
+                                "The change set touches {to} twice; a path may appear in one change only."
+                            )));
+                        }
+                    }
+                    match fs::symlink_metadata(&from_abs) {
+                        Err(_) => {
+                            stale.push((from.clone(), "missing".into()));
+                            continue;
+                        }
+                        Ok(m) => {
+                            let now = if m.file_type().is_symlink() {
+                                EntryKind::Symlink
+                            } else if m.is_file() {
+                                EntryKind::File
+                            } else {
+                                stale.push((from.clone(), "no longer a file".into()));
+                                continue;
+                            };
+                            if now != *kind {
+                                stale.push((from.clone(), "file type changed".into()));
+                                continue;
+                            }
+                            match ContentHash::of_entry(&from_abs, *kind) {
+                                Ok(h) if h == *before_hash => {}
+                                Ok(_) => {
+                                    stale.push((from.clone(), "content changed".into()));
+                                    continue;
+                                }
+                                Err(e) => {
+                                    stale.push((from.clone(), format!("unreadable: {e}")));
+                                    continue;
+                                }
+                            }
+                        }
+                    }
+                    if let Ok(target) = fs::symlink_metadata(&to_abs) {
+                        let same_inode = fs::symlink_metadata(&from_abs)
+                            .map(|m| m.ino() == target.ino() && m.dev() == target.dev())
+                            .unwrap_or(false);
+                        if !rename_sources.contains(&to_abs) && !same_inode {
+                            stale.push((to.clone(), "target now exists".into()));
+                            continue;
+                        }
+                    }
+                    steps.push(Step::Move {
+                        from: from_abs,
+                        to: to_abs,
+                    });
+                }
+            }
+        }
+        if stale.is_empty() {
+            Ok(steps)
+        } else {
+            Err(ApplyError::Stale { files: stale })
+        }
+    }
+}
+
+/// `Ok(None)` when missing; an error when it is not a regular file or cannot be read.
+fn current_file(abs: &Path) -> io::Result<Option<(ContentHash, fs::Metadata)>> {
+    let meta = match fs::metadata(abs) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if !meta.is_file() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    Ok(Some((ContentHash::of(&fs::read(abs)?), meta)))
+}
+
+fn summarise(change: &Change) -> FileSummary {
+    let (path, old_path, kind, old, new): (&str, Option<&str>, &'static str, &[u8], &[u8]) =
+        match change {
+            Change::Edit {
+                path,
+                before,
+                after,
+                ..
+            } => (path, None, "modified", before, after),
+            Change::Create { path, contents } => (path, None, "added", b"", contents),
+            Change::Delete { path, before, .. } => (path, None, "deleted", before, b""),
+            Change::Rename { from, to, .. } => (to, Some(from), "renamed", b"", b""),
+        };
+    let binary = diff::is_binary(old) || diff::is_binary(new);
+    let too_large = old.len() > diff::MAX_DIFF_BYTES || new.len() > diff::MAX_DIFF_BYTES;
+    let (added, removed) = if binary || too_large || kind == "renamed" {
+        (0, 0)
+    } else {
+        diff::line_counts(&String::from_utf8_lossy(old), &String::from_utf8_lossy(new))
+    };
+    FileSummary {
+        path: path.to_string(),
+        old_path: old_path.map(str::to_string),
+        change: kind,
+        binary,
+        too_large,
+        added,
+        removed,
+    }
+}
+
+/// A verified step of the commit.
+enum Step {
+    /// Write `contents` at `abs` (replacing the file when `meta` is its metadata, creating it
+    /// otherwise).
+    Replace {
+        abs: PathBuf,
+        contents: Arc<[u8]>,
+        meta: Option<fs::Metadata>,
+    },
+    Delete {
+        abs: PathBuf,
+    },
+    Move {
+        from: PathBuf,
+        to: PathBuf,
+    },
+}
+
+/// What was done, so it can be undone.
+enum Undo {
+    /// A temporary file to remove (never renamed into place).
+    Staged(PathBuf),
+    /// A directory created for a new file.
+    CreatedDir(PathBuf),
+    /// `path` now has new contents; the original is at `backup`.
+    Replaced { path: PathBuf, backup: PathBuf },
+    /// `path` did not exist before.
+    Created(PathBuf),
+    /// `path` was moved to `backup`.
+    Deleted { path: PathBuf, backup: PathBuf },
+    /// An entry was moved from `from` to `to`.
+    Moved { from: PathBuf, to: PathBuf },
+}
+
+#[derive(Default)]
+struct Journal {
+    undo: Vec<Undo>,
+}
+
+type StepError = (PathBuf, &'static str, io::Error);
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A short, unique name beside `target` (short so that a 255-byte file name still fits).
+fn temp_beside(target: &Path, suffix: &str) -> PathBuf {
+    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let dir = target.parent().unwrap_or(Path::new("."));
+    dir.join(format!(".rdesk-{}-{n}.{suffix}", std::process::id()))
+}
+
+fn fault(path: &Path) -> io::Result<()> {
+    #[cfg(feature = "fault-injection")]
+    {
+        crate::fault::check(path)
+    }
+    #[cfg(not(feature = "fault-injection"))]
+    {
+        let _ = path;
+        Ok(())
+    }
+}
+
+fn commit(plan: &[Step], journal: &mut Journal) -> Result<(), StepError> {
+    // Stage: every new content as a temporary beside its target.
+    let mut staged: HashMap<usize, PathBuf> = HashMap::new();
+    for (i, step) in plan.iter().enumerate() {
+        if let Step::Replace {
+            abs,
+            contents,
+            meta,
+        } = step
+        {
+            if let Some(parent) = abs.parent() {
+                create_dirs(parent, journal)
+                    .map_err(|e| (parent.to_path_buf(), "create the folder of", e))?;
+            }
+            let tmp = temp_beside(abs, "tmp");
+            write_temp(&tmp, contents, meta.as_ref(), journal)
+                .map_err(|e| (abs.clone(), "stage new contents for", e))?;
+            staged.insert(i, tmp);
+        }
+    }
+    // Renames, phase one: every source out of the way, under a temporary name.
+    let mut parked: HashMap<usize, PathBuf> = HashMap::new();
+    for (i, step) in plan.iter().enumerate() {
+        if let Step::Move { from, to } = step {
+            if from == to {
+                continue;
+            }
+            let tmp = temp_beside(from, "mv");
+            fault(from)
+                .and_then(|_| fs::rename(from, &tmp))
+                .map_err(|e| (from.clone(), "rename", e))?;
+            journal.undo.push(Undo::Moved {
+                from: from.clone(),
+                to: tmp.clone(),
+            });
+            parked.insert(i, tmp);
+        }
+    }
+    for (i, step) in plan.iter().enumerate() {
+        match step {
+            Step::Replace { abs, meta, .. } => {
+                let tmp = &staged[&i];
+                fault(abs).map_err(|e| (abs.clone(), "write", e))?;
+                if meta.is_some() {
+                    let backup = temp_beside(abs, "bak");
+                    fs::hard_link(abs, &backup).map_err(|e| (abs.clone(), "back up", e))?;
+                    if let Err(e) = fs::rename(tmp, abs) {
+                        let _ = fs::remove_file(&backup);
+                        return Err((abs.clone(), "write", e));
+                    }
+                    journal.forget_staged(tmp);
+                    journal.undo.push(Undo::Replaced {
+                        path: abs.clone(),
+                        backup,
+                    });
+                } else {
+                    if fs::symlink_metadata(abs).is_ok() {
+                        return Err((
+                            abs.clone(),
+                            "create",
+                            io::Error::new(
+                                io::ErrorKind::AlreadyExists,
+                                "it appeared during apply",
+                            ),
+                        ));
+                    }
+                    fs::rename(tmp, abs).map_err(|e| (abs.clone(), "create", e))?;
+                    journal.forget_staged(tmp);
+                    journal.undo.push(Undo::Created(abs.clone()));
+                }
+            }
+            Step::Delete { abs } => {
+                let backup = temp_beside(abs, "bak");
+                fault(abs)
+                    .and_then(|_| fs::rename(abs, &backup))
+                    .map_err(|e| (abs.clone(), "delete", e))?;
+                journal.undo.push(Undo::Deleted {
+                    path: abs.clone(),
+                    backup,
+                });
+            }
+            Step::Move { to, .. } => {
+                let Some(tmp) = parked.get(&i) else { continue };
+                if fs::symlink_metadata(to).is_ok() {
+                    return Err((
+                        to.clone(),
+                        "rename onto",
+                        io::Error::new(
+                            io::ErrorKind::AlreadyExists,
+                            "the target appeared during apply",
+                        ),
+                    ));
+                }
+                fault(to)
+                    .and_then(|_| fs::rename(tmp, to))
+                    .map_err(|e| (to.clone(), "rename", e))?;
+                journal.undo.push(Undo::Moved {
+                    from: tmp.clone(),
+                    to: to.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn create_dirs(dir: &Path, journal: &mut Journal) -> io::Result<()> {
+    if dir.exists() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent() {
+        create_dirs(parent, journal)?;
+    }
+    fs::create_dir(dir)?;
+    journal.undo.push(Undo::CreatedDir(dir.to_path_buf()));
+    Ok(())
+}
+
+fn write_temp(
+    tmp: &Path,
+    contents: &[u8],
+    meta: Option<&fs::Metadata>,
+    journal: &mut Journal,
+) -> io::Result<()> {
+    fault(tmp)?;
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(tmp)?;
+    journal.undo.push(Undo::Staged(tmp.to_path_buf()));
+    f.write_all(contents)?;
+    if let Some(meta) = meta {
+        f.set_permissions(meta.permissions())?;
+        if meta.uid() != f.metadata()?.uid() || meta.gid() != f.metadata()?.gid() {
+            // Keep the owner when we may (root); otherwise the mode is what matters.
+            let _ = std::os::unix::fs::fchown(&f, Some(meta.uid()), Some(meta.gid()));
+        }
+    }
+    f.sync_all()
+}
+
+impl Journal {
+    fn forget_staged(&mut self, tmp: &Path) {
+        self.undo
+            .retain(|u| !matches!(u, Undo::Staged(p) if p == tmp));
+    }
+
+    /// Undoes every step, newest first. Returns what could not be restored.
+    fn rollback(&mut self) -> Vec<String> {
+        let mut failures = Vec::new();
+        while let Some(step) = self.undo.pop() {
+            let result = match &step {
+                Undo::Staged(p) | Undo::Created(p) => fs::remove_file(p),
+                Undo::CreatedDir(p) => fs::remove_dir(p),
+                Undo::Replaced { path, backup } | Undo::Deleted { path, backup } => {
+                    fs::rename(backup, path)
+                }
+                Undo::Moved { from, to } => fs::rename(to, from),
+            };
+            if let Err(e) = result {
+                let what = match &step {
+                    Undo::Staged(p) | Undo::Created(p) | Undo::CreatedDir(p) => {
+                        format!("{} (remove: {e})", p.display())
+                    }
+                    Undo::Replaced { path, backup } | Undo::Deleted { path, backup } => {
+                        format!(
+                            "{} (its previous contents are in {}: {e})",
+                            path.display(),
+                            backup.display()
+                        )
+                    }
+                    Undo::Moved { from, to } => {
+                        format!("{} (it is now at {}: {e})", from.display(), to.display())
+                    }
+                };
+                failures.push(what);
+            }
+        }
+        failures
+    }
+
+    /// Removes backups and syncs the touched folders.
+    fn finalise(self, plan: &[Step]) -> ApplyReport {
+        let mut report = ApplyReport::default();
+        let mut dirs: HashSet<PathBuf> = HashSet::new();
+        for u in &self.undo {
+            match u {
+                Undo::Replaced { path, backup } | Undo::Deleted { path, backup } => {
+                    if let Err(e) = fs::remove_file(backup) {
+                        report
+                            .warnings
+                            .push(format!("could not remove backup {}: {e}", backup.display()));
+                    }
+                    if let Some(d) = path.parent() {
+                        dirs.insert(d.to_path_buf());
+                    }
+                }
+                Undo::Created(p) | Undo::Moved { to: p, .. } => {
+                    if let Some(d) = p.parent() {
+                        dirs.insert(d.to_path_buf());
+                    }
+                }
+                Undo::Staged(_) | Undo::CreatedDir(_) => {}
+            }
+        }
+        for d in dirs {
+            if let Ok(f) = fs::File::open(&d) {
+                let _ = f.sync_all();
+            }
+        }
+        for step in plan {
+            match step {
+                Step::Replace { meta: Some(_), .. } => report.edited += 1,
+                Step::Replace { meta: None, .. } => report.created += 1,
+                Step::Delete { .. } => report.deleted += 1,
+                Step::Move { from, to } if from != to => report.renamed += 1,
+                Step::Move { .. } => {}
+            }
+        }
+        report
+    }
+}
+
+impl From<WorkspaceError> for ApplyError {
+    fn from(e: WorkspaceError) -> Self {
+        ApplyError::Invalid(e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn setup() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        (dir, ws)
+    }
+
+    fn write(ws: &Workspace, p: &str, s: &str) {
+        let abs = ws.root().join(p);
+        fs::create_dir_all(abs.parent().unwrap()).unwrap();
+        fs::write(abs, s).unwrap();
+    }
+
+    fn read(ws: &Workspace, p: &str) -> String {
+        fs::read_to_string(ws.root().join(p)).unwrap()
+    }
+
+    fn listing(ws: &Workspace) -> Vec<String> {
+        let mut v: Vec<String> = walk(ws.root())
+            .into_iter()
+            .map(|p| ws.relative(&p).unwrap())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn walk(dir: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn apply_writes_edits_creates_and_deletes() {
+        let (_d, ws) = setup();
+        write(&ws, "a.txt", "old a\n");
+        write(&ws, "gone.txt", "bye\n");
+        let mut cs = ChangeSet::new();
+        cs.edit("a.txt", b"old a\n".to_vec(), b"new a\n".to_vec())
+            .create("sub/dir/new.txt", b"fresh\n".to_vec())
+            .delete("gone.txt", b"bye\n".to_vec());
+        let report = cs.apply(&ws).unwrap();
+        assert_eq!((report.edited, report.created, report.deleted), (1, 1, 1));
+        assert_eq!(read(&ws, "a.txt"), "new a\n");
+        assert_eq!(read(&ws, "sub/dir/new.txt"), "fresh\n");
+        assert_eq!(
+            listing(&ws),
+            vec!["a.txt", "sub/dir/new.txt"],
+            "no temporaries or backups left"
+        );
+    }
+
+    #[test]
+    fn apply_refuses_when_file_changed_since_preview() {
+        let (_d, ws) = setup();
+        write(&ws, "a.txt", "one\n");
+        write(&ws, "b.txt", "two\n");
+        let mut cs = ChangeSet::new();
+        cs.edit("a.txt", b"one\n".to_vec(), b"ONE\n".to_vec()).edit(
+            "b.txt",
+            b"two\n".to_vec(),
+            b"TWO\n".to_vec(),
+        );
+        write(&ws, "b.txt", "edited behind our back\n");
+        let err = cs.apply(&ws).unwrap_err();
+        assert_eq!(err.stale_files(), vec!["b.txt"]);
+        assert!(err.to_string().starts_with("Preview is stale: 1 file changed on disk since the preview: b.txt (content changed)."), "{err}");
+        assert_eq!(
+            read(&ws, "a.txt"),
+            "one\n",
+            "nothing is written when one file is stale"
+        );
+        let tool_err: ToolError = err.into();
+        assert_eq!(tool_err.code(), "stale");
+    }
+
+    #[test]
+    fn deleted_file_is_stale() {
+        let (_d, ws) = setup();
+        write(&ws, "a.txt", "one\n");
+        let mut cs = ChangeSet::new();
+        cs.edit("a.txt", b"one\n".to_vec(), b"ONE\n".to_vec());
+        fs::remove_file(ws.root().join("a.txt")).unwrap();
+        assert!(
+            matches!(cs.apply(&ws), Err(ApplyError::Stale { files }) if files[0].1 == "deleted")
+        );
+    }
+
+    #[test]
+    fn mode_is_kept() {
+        let (_d, ws) = setup();
+        write(&ws, "run.sh", "echo 1\n");
+        fs::set_permissions(ws.root().join("run.sh"), fs::Permissions::from_mode(0o751)).unwrap();
+        let mut cs = ChangeSet::new();
+        cs.edit("run.sh", b"echo 1\n".to_vec(), b"echo 2\n".to_vec());
+        cs.apply(&ws).unwrap();
+        let mode = fs::metadata(ws.root().join("run.sh"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o751);
+    }
+
+    #[test]
+    fn swaps_and_chains_rename_through_temporaries() {
+        let (_d, ws) = setup();
+        write(&ws, "x_1", "X");
+        write(&ws, "1_x", "ONE");
+        write(&ws, "a", "A");
+        write(&ws, "a.a", "AA");
+        let h = |p: &str| ContentHash::of_entry(&ws.root().join(p), EntryKind::File).unwrap();
+        let mut cs = ChangeSet::new();
+        cs.rename("x_1", "1_x", EntryKind::File, h("x_1"))
+            .rename("1_x", "x_1", EntryKind::File, h("1_x"))
+            .rename("a", "a.a", EntryKind::File, h("a"))
+            .rename("a.a", "a.a.a", EntryKind::File, h("a.a"));
+        assert_eq!(cs.apply(&ws).unwrap().renamed, 4);
+        assert_eq!(read(&ws, "1_x"), "X");
+        assert_eq!(read(&ws, "x_1"), "ONE");
+        assert_eq!(read(&ws, "a.a"), "A");
+        assert_eq!(read(&ws, "a.a.a"), "AA");
+        assert_eq!(listing(&ws), vec!["1_x", "a.a", "a.a.a", "x_1"]);
+    }
+
+    #[test]
+    fn rename_onto_an_existing_file_is_refused() {
+        let (_d, ws) = setup();
+        write(&ws, "a", "A");
+        write(&ws, "b", "B");
+        let mut cs = ChangeSet::new();
+        cs.rename("a", "b", EntryKind::File, ContentHash::of(b"A"));
+        let err = cs.apply(&ws).unwrap_err();
+        assert!(err.to_string().contains("b (target now exists)"), "{err}");
+        assert_eq!((read(&ws, "a"), read(&ws, "b")), ("A".into(), "B".into()));
+    }
+
+    #[test]
+    fn the_same_path_twice_is_invalid() {
+        let (_d, ws) = setup();
+        write(&ws, "a", "A");
+        let mut cs = ChangeSet::new();
+        cs.edit("a", b"A".to_vec(), b"1".to_vec())
+            .edit("./a", b"A".to_vec(), b"2".to_vec());
+        assert!(matches!(cs.apply(&ws), Err(ApplyError::Invalid(m)) if m.contains("twice")));
+        assert_eq!(read(&ws, "a"), "A");
+    }
+
+    #[test]
+    fn paths_outside_the_workspace_are_refused() {
+        let (_d, ws) = setup();
+        let mut cs = ChangeSet::new();
+        cs.create("../escape.txt", b"x".to_vec());
+        let err = cs.apply(&ws).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Path is outside the workspace: ../escape.txt"
+        );
+    }
+
+    #[test]
+    fn create_refuses_when_target_appeared() {
+        let (_d, ws) = setup();
+        let mut cs = ChangeSet::new();
+        cs.create("n.txt", b"x".to_vec());
+        write(&ws, "n.txt", "someone else");
+        assert!(matches!(cs.apply(&ws), Err(ApplyError::Stale { .. })));
+        assert_eq!(read(&ws, "n.txt"), "someone else");
+    }
+
+    #[test]
+    fn summaries_and_diffs_are_per_file() {
+        let mut cs = ChangeSet::new();
+        cs.edit("a.ts", b"a\nb\n".to_vec(), b"a\nc\nd\n".to_vec())
+            .create("n.ts", b"x\n".to_vec());
+        let files = cs.files();
+        assert_eq!(files[0].change, "modified");
+        assert_eq!((files[0].added, files[0].removed), (2, 1));
+        assert_eq!(files[1].change, "added");
+        assert_eq!(cs.line_totals(), (3, 1));
+        assert_eq!(cs.diff_file("a.ts", 3).unwrap().hunks.len(), 1);
+        assert!(cs.diff_file("missing", 3).is_none());
+        assert!(cs.unified_diff(3).contains("+++ b/n.ts"));
+    }
+}

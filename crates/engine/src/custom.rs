@@ -1,0 +1,177 @@
+//! The custom tool API: how tools (built-in or third-party) push pending actions.
+//!
+//! A tool is made by a factory that receives a [`CustomToolApi`] and returns one or more
+//! tools; the tools keep the API and call [`CustomToolApi::push_pending_action`] from
+//! `execute`. The session's loader wires the API to its own store, so actions never leak
+//! into another session. In a runtime without a store the push fails with the exact
+//! message of SPEC §6.
+
+use std::future::Future;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use serde_json::Value;
+
+use crate::changeset::ChangeSet;
+use crate::pending::{ActionId, ApplyFn, PendingActionStore, RejectFn};
+use crate::session::CALL_SCOPE;
+use crate::tool::{Tool, ToolError, ToolResult};
+use crate::workspace::Workspace;
+
+/// The source name given to an action that does not name its producer.
+pub const DEFAULT_SOURCE_TOOL_NAME: &str = "custom_tool";
+
+/// Makes tools from the API (called once, when the tool is loaded into a session).
+pub type ToolFactory = Box<dyn FnOnce(&CustomToolApi) -> Vec<Arc<dyn Tool>> + Send>;
+
+/// A pending action as a tool describes it.
+pub struct CustomToolPendingAction {
+    /// Short human summary (required, non-empty).
+    pub label: String,
+    pub apply: ApplyFn,
+    pub reject: Option<RejectFn>,
+    /// Structured preview data for the UI.
+    pub details: Option<Value>,
+    /// Defaults to `custom_tool`.
+    pub source_tool_name: Option<String>,
+    change_set: Option<Arc<ChangeSet>>,
+}
+
+impl CustomToolPendingAction {
+    /// An action whose `apply(reason)` runs `apply`.
+    pub fn new<F, Fut>(label: impl Into<String>, apply: F) -> Self
+    where
+        F: Fn(String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolResult, ToolError>> + Send + 'static,
+    {
+        Self {
+            label: label.into(),
+            apply: Box::new(move |reason| apply(reason).boxed()),
+            reject: None,
+            details: None,
+            source_tool_name: None,
+            change_set: None,
+        }
+    }
+
+    /// An action that applies a change set (hash-checked, atomic, all-or-nothing) and
+    /// answers `applied_text` on success. The UI can read its files and diffs lazily.
+    pub fn from_change_set(
+        label: impl Into<String>,
+        change_set: ChangeSet,
+        workspace: Arc<Workspace>,
+        applied_text: impl Into<String>,
+    ) -> Self {
+        let change_set = Arc::new(change_set);
+        let applied_text = applied_text.into();
+        let cs = change_set.clone();
+        let mut action = Self::new(label, move |_reason| {
+            let cs = cs.clone();
+            let ws = workspace.clone();
+            let text = applied_text.clone();
+            async move {
+                let report = tokio::task::spawn_blocking(move || cs.apply(&ws))
+                    .await
+                    .map_err(|e| {
+                        ToolError::Failed(format!(
+                            "apply stopped unexpectedly: {e}; nothing was written"
+                        ))
+                    })??;
+                let mut result = ToolResult::text(text);
+                if !report.warnings.is_empty() {
+                    result.content.push(crate::tool::Content::Text {
+                        text: format!("Warnings: {}", report.warnings.join("; ")),
+                    });
+                }
+                Ok(result)
+            }
+        });
+        action.change_set = Some(change_set);
+        action
+    }
+
+    /// Sets `reject(reason)`; returning `Ok(None)` keeps the default discard message.
+    pub fn with_reject<F, Fut>(mut self, reject: F) -> Self
+    where
+        F: Fn(String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Option<ToolResult>, ToolError>> + Send + 'static,
+    {
+        self.reject = Some(Box::new(move |reason| reject(reason).boxed()));
+        self
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    pub fn with_source_tool_name(mut self, name: impl Into<String>) -> Self {
+        self.source_tool_name = Some(name.into());
+        self
+    }
+}
+
+/// What a tool factory receives. Cheap to clone; tools keep a copy.
+#[derive(Clone, Default)]
+pub struct CustomToolApi {
+    store: Option<Arc<PendingActionStore>>,
+    workspace: Option<Arc<Workspace>>,
+}
+
+impl CustomToolApi {
+    /// The API of a session: pushes go to `store`.
+    pub fn new(store: Arc<PendingActionStore>, workspace: Arc<Workspace>) -> Self {
+        Self {
+            store: Some(store),
+            workspace: Some(workspace),
+        }
+    }
+
+    /// An API in a runtime without a pending-action store (one-shot commands, tests).
+    pub fn without_store(workspace: Option<Arc<Workspace>>) -> Self {
+        Self {
+            store: None,
+            workspace,
+        }
+    }
+
+    /// Puts the action on top of the session's stack and returns its id.
+    pub fn push_pending_action(
+        &self,
+        action: CustomToolPendingAction,
+    ) -> Result<ActionId, ToolError> {
+        let store = self.store.as_ref().ok_or(ToolError::StoreUnavailable)?;
+        let scope = CALL_SCOPE.try_with(|s| s.clone()).ok();
+        let source = action
+            .source_tool_name
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| DEFAULT_SOURCE_TOOL_NAME.to_string());
+        let id = store.push_parts(
+            action.label,
+            source,
+            action.details,
+            action.apply,
+            action.reject,
+            action.change_set,
+            scope.as_ref().map(|s| s.call.clone()),
+        )?;
+        if let Some(scope) = scope {
+            scope.pushed.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(id)
+    }
+
+    /// The workspace this API works in.
+    pub fn workspace(&self) -> Result<Arc<Workspace>, ToolError> {
+        self.workspace.clone().ok_or_else(|| {
+            ToolError::Failed(
+                "No workspace is open in this runtime; open a workspace first.".into(),
+            )
+        })
+    }
+
+    pub fn has_store(&self) -> bool {
+        self.store.is_some()
+    }
+}

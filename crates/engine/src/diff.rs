@@ -1,0 +1,277 @@
+//! Structured diffs: files → hunks → typed lines with word-level change ranges, computed
+//! with `similar`. The UI renders these; the agent gets the unified text.
+
+use serde::Serialize;
+use similar::{ChangeTag, TextDiff};
+
+/// Files larger than this (either side) are summarised, not diffed.
+pub const MAX_DIFF_BYTES: usize = 4 * 1024 * 1024;
+/// Lines longer than this get no word-level emphasis (it would cost more than it shows).
+const MAX_INLINE_LINE: usize = 2_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineKind {
+    Context,
+    Added,
+    Removed,
+}
+
+/// One line of a hunk. `text` has no line terminator. `emphasis` are byte ranges of `text`
+/// that changed at word level (empty for context lines and for wholly new lines).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiffLine {
+    pub kind: LineKind,
+    pub old_no: Option<u32>,
+    pub new_no: Option<u32>,
+    pub text: String,
+    pub emphasis: Vec<(usize, usize)>,
+}
+
+/// A run of changes with its context. Line numbers are 1-based like unified diffs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Hunk {
+    pub old_start: u32,
+    pub old_lines: u32,
+    pub new_start: u32,
+    pub new_lines: u32,
+    pub lines: Vec<DiffLine>,
+}
+
+/// The diff of one file. For binary or very large files `summary` says so and `hunks` is
+/// empty.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileDiff {
+    pub path: String,
+    pub old_path: Option<String>,
+    pub summary: Option<String>,
+    pub hunks: Vec<Hunk>,
+    pub added: u32,
+    pub removed: u32,
+}
+
+/// True when the bytes look binary (a NUL in the first 8 KiB) or are not UTF-8.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8192)].contains(&0) || std::str::from_utf8(bytes).is_err()
+}
+
+/// Added and removed line counts, without building hunks.
+pub fn line_counts(old: &str, new: &str) -> (u32, u32) {
+    let diff = TextDiff::from_lines(old, new);
+    let (mut added, mut removed) = (0u32, 0u32);
+    for op in diff.ops() {
+        for change in diff.iter_changes(op) {
+            match change.tag() {
+                ChangeTag::Insert => added += 1,
+                ChangeTag::Delete => removed += 1,
+                ChangeTag::Equal => {}
+            }
+        }
+    }
+    (added, removed)
+}
+
+impl FileDiff {
+    /// Diffs two versions of a file with `context` lines around each change.
+    pub fn compute(
+        path: &str,
+        old_path: Option<&str>,
+        old: &[u8],
+        new: &[u8],
+        context: usize,
+    ) -> FileDiff {
+        let mut out = FileDiff {
+            path: path.to_string(),
+            old_path: old_path.map(str::to_string),
+            summary: None,
+            hunks: Vec::new(),
+            added: 0,
+            removed: 0,
+        };
+        if is_binary(old) || is_binary(new) {
+            out.summary = Some(format!(
+                "Binary file: {} → {}",
+                human_bytes(old.len()),
+                human_bytes(new.len())
+            ));
+            return out;
+        }
+        if old.len() > MAX_DIFF_BYTES || new.len() > MAX_DIFF_BYTES {
+            out.summary = Some(format!(
+                "Large file ({} → {}): diff not shown",
+                human_bytes(old.len()),
+                human_bytes(new.len())
+            ));
+            return out;
+        }
+        let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
+        let diff = TextDiff::from_lines(old.as_ref(), new.as_ref());
+        for group in diff.grouped_ops(context) {
+            let (Some(first), Some(last)) = (group.first(), group.last()) else {
+                continue;
+            };
+            let old_range = first.old_range().start..last.old_range().end;
+            let new_range = first.new_range().start..last.new_range().end;
+            let mut hunk = Hunk {
+                old_start: old_range.start as u32 + 1,
+                old_lines: old_range.len() as u32,
+                new_start: new_range.start as u32 + 1,
+                new_lines: new_range.len() as u32,
+                lines: Vec::new(),
+            };
+            for op in &group {
+                for change in diff.iter_inline_changes(op) {
+                    let kind = match change.tag() {
+                        ChangeTag::Equal => LineKind::Context,
+                        ChangeTag::Insert => {
+                            out.added += 1;
+                            LineKind::Added
+                        }
+                        ChangeTag::Delete => {
+                            out.removed += 1;
+                            LineKind::Removed
+                        }
+                    };
+                    let mut text = String::new();
+                    let mut emphasis = Vec::new();
+                    let mut any_plain = false;
+                    for (emph, part) in change.iter_strings_lossy() {
+                        let start = text.len();
+                        text.push_str(&part);
+                        if emph {
+                            emphasis.push((start, text.len()));
+                        } else {
+                            any_plain = true;
+                        }
+                    }
+                    let trimmed = text.trim_end_matches(['\n', '\r']).len();
+                    text.truncate(trimmed);
+                    emphasis = emphasis
+                        .into_iter()
+                        .map(|(s, e)| (s.min(trimmed), e.min(trimmed)))
+                        .filter(|(s, e)| s < e)
+                        .collect();
+                    // A line that changed entirely carries no emphasis: the colour says it all.
+                    if !any_plain || text.len() > MAX_INLINE_LINE {
+                        emphasis.clear();
+                    }
+                    hunk.lines.push(DiffLine {
+                        kind,
+                        old_no: change.old_index().map(|i| i as u32 + 1),
+                        new_no: change.new_index().map(|i| i as u32 + 1),
+                        text,
+                        emphasis,
+                    });
+                }
+            }
+            out.hunks.push(hunk);
+        }
+        out
+    }
+}
+
+/// A unified diff (`--- a/path` / `+++ b/path`) of two texts, or a one-line summary for
+/// binary and very large files.
+pub fn unified(path: &str, old: &[u8], new: &[u8], context: usize) -> String {
+    if is_binary(old) || is_binary(new) || old.len() > MAX_DIFF_BYTES || new.len() > MAX_DIFF_BYTES
+    {
+        let d = FileDiff::compute(path, None, old, new, context);
+        return format!(
+            "--- a/{path}\n+++ b/{path}\n{}\n",
+            d.summary.unwrap_or_default()
+        );
+    }
+    let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
+    TextDiff::from_lines(old.as_ref(), new.as_ref())
+        .unified_diff()
+        .context_radius(context)
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string()
+}
+
+pub(crate) fn human_bytes(n: usize) -> String {
+    if n < 1024 {
+        format!("{n} B")
+    } else if n < 1024 * 1024 {
+        format!("{:.1} KiB", n as f64 / 1024.0)
+    } else {
+        format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hunks_have_numbers_counts_and_word_emphasis() {
+        let old = "a\nlet x = foo(1);\nc\n";
+        let new = "a\nlet x = bar(1);\nc\n";
+        let d = FileDiff::compute("f.ts", None, old.as_bytes(), new.as_bytes(), 3);
+        assert_eq!((d.added, d.removed), (1, 1));
+        assert_eq!(d.hunks.len(), 1);
+        let h = &d.hunks[0];
+        assert_eq!(
+            (h.old_start, h.old_lines, h.new_start, h.new_lines),
+            (1, 3, 1, 3)
+        );
+        let removed = h
+            .lines
+            .iter()
+            .find(|l| l.kind == LineKind::Removed)
+            .unwrap();
+        assert_eq!(removed.text, "let x = foo(1);");
+        assert_eq!(removed.old_no, Some(2));
+        let spans: Vec<&str> = removed
+            .emphasis
+            .iter()
+            .map(|&(s, e)| &removed.text[s..e])
+            .collect();
+        assert!(
+            spans.contains(&"foo"),
+            "the changed word is emphasised: {spans:?}"
+        );
+        assert!(h.lines.iter().all(|l| !l.text.ends_with('\n')));
+    }
+
+    #[test]
+    fn context_controls_hunk_size() {
+        let old: String = (0..40).map(|i| format!("line {i}\n")).collect();
+        let new = old
+            .replace("line 5\n", "LINE 5\n")
+            .replace("line 30\n", "LINE 30\n");
+        assert_eq!(
+            FileDiff::compute("f", None, old.as_bytes(), new.as_bytes(), 3)
+                .hunks
+                .len(),
+            2
+        );
+        let full = FileDiff::compute("f", None, old.as_bytes(), new.as_bytes(), 1000);
+        assert_eq!(
+            full.hunks.len(),
+            1,
+            "a big context gives one hunk (the expanded file)"
+        );
+        assert_eq!(full.hunks[0].lines.len(), 42);
+    }
+
+    #[test]
+    fn binary_files_are_summarised() {
+        let d = FileDiff::compute("img.png", None, b"\x89PNG\0\0", b"\x89PNG\0\x01", 3);
+        assert!(d.summary.unwrap().starts_with("Binary file"));
+        assert!(d.hunks.is_empty());
+    }
+
+    #[test]
+    fn crlf_lines_are_shown_without_terminators() {
+        let d = FileDiff::compute("f", None, b"a\r\nb\r\n", b"a\r\nc\r\n", 3);
+        assert!(d.hunks[0].lines.iter().all(|l| !l.text.contains('\r')));
+    }
+
+    #[test]
+    fn unified_text_has_headers() {
+        let u = unified("f.rs", b"a\n", b"b\n", 3);
+        assert!(u.starts_with("--- a/f.rs\n+++ b/f.rs\n"), "{u}");
+        assert!(u.contains("-a\n+b\n"));
+    }
+}

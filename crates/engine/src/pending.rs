@@ -1,0 +1,477 @@
+//! Pending actions and the LIFO stack that holds them.
+//!
+//! Invariants:
+//! - ids are unique within a store and never reused;
+//! - `list()` is top first; only the top can be resolved (the `resolve` tool enforces it);
+//! - every change bumps `revision` by one and is broadcast as a [`StoreEvent`];
+//! - an action leaves the stack only by `pop`, `clear`, or a successful resolve: a failed
+//!   apply keeps it, with its status set to `stale` or `failed`.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use chrono::{DateTime, Utc};
+use futures::future::BoxFuture;
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+use crate::changeset::ChangeSet;
+use crate::session::ToolCall;
+use crate::tool::{ToolError, ToolResult};
+
+pub type ActionId = String;
+
+/// Runs when the action is applied; gets the reason verbatim.
+pub type ApplyFn =
+    Box<dyn Fn(String) -> BoxFuture<'static, Result<ToolResult, ToolError>> + Send + Sync>;
+/// Runs when the action is discarded; `Ok(None)` keeps the default discard message.
+pub type RejectFn =
+    Box<dyn Fn(String) -> BoxFuture<'static, Result<Option<ToolResult>, ToolError>> + Send + Sync>;
+
+/// Where an action stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ActionStatus {
+    Pending,
+    /// The files it previewed changed on disk; `files` are workspace-relative.
+    Stale {
+        files: Vec<String>,
+        message: String,
+    },
+    /// The last apply raised an error; the action is kept with it.
+    Failed {
+        error: String,
+    },
+}
+
+impl ActionStatus {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ActionStatus::Pending => "pending",
+            ActionStatus::Stale { .. } => "stale",
+            ActionStatus::Failed { .. } => "failed",
+        }
+    }
+}
+
+/// A previewed change waiting for a decision. Built by the custom tool API
+/// ([`crate::CustomToolApi::push_pending_action`]); held by the store behind an `Arc`.
+pub struct PendingAction {
+    pub id: ActionId,
+    pub label: String,
+    pub source_tool_name: String,
+    pub details: Option<Value>,
+    pub created_at: DateTime<Utc>,
+    /// The tool call that produced it, so "run the preview again" can repeat it.
+    pub origin: Option<ToolCall>,
+    /// The change set behind it, when it has one (files and diffs are read from it lazily).
+    pub change_set: Option<Arc<ChangeSet>>,
+    pub(crate) apply: ApplyFn,
+    pub(crate) reject: Option<RejectFn>,
+}
+
+impl std::fmt::Debug for PendingAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingAction")
+            .field("id", &self.id)
+            .field("label", &self.label)
+            .field("source_tool_name", &self.source_tool_name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PendingAction {
+    pub fn has_reject(&self) -> bool {
+        self.reject.is_some()
+    }
+}
+
+/// A snapshot of one action, safe to hand out and serialise.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ActionInfo {
+    pub id: ActionId,
+    pub label: String,
+    pub source_tool_name: String,
+    pub details: Option<Value>,
+    pub created_at: DateTime<Utc>,
+    pub status: ActionStatus,
+    pub origin: Option<ToolCall>,
+    pub has_change_set: bool,
+}
+
+/// What changed in the store.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StoreChange {
+    Pushed {
+        id: ActionId,
+    },
+    /// Removed by `pop` or by a successful resolve.
+    Removed {
+        id: ActionId,
+    },
+    StatusChanged {
+        id: ActionId,
+    },
+    Cleared {
+        count: usize,
+    },
+}
+
+/// Broadcast after every change; `revision` increases by one each time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StoreEvent {
+    pub revision: u64,
+    pub change: StoreChange,
+}
+
+struct Entry {
+    action: Arc<PendingAction>,
+    status: ActionStatus,
+}
+
+struct Inner {
+    /// Bottom first; the top is the last element.
+    stack: Vec<Entry>,
+    revision: u64,
+    next_id: u64,
+}
+
+/// The session's LIFO stack of pending actions.
+pub struct PendingActionStore {
+    inner: Mutex<Inner>,
+    id_prefix: String,
+    events: broadcast::Sender<StoreEvent>,
+}
+
+impl Default for PendingActionStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PendingActionStore {
+    /// A store whose ids look like `pa-<tag>-<n>`, the tag making them unlikely to collide
+    /// with another session's (a stale window cannot resolve another session's action).
+    pub fn new() -> Self {
+        let tag = blake3::hash(
+            format!(
+                "{:?}{:?}",
+                std::time::SystemTime::now(),
+                std::thread::current().id()
+            )
+            .as_bytes(),
+        )
+        .to_hex()[..6]
+            .to_string();
+        Self::with_id_prefix(format!("pa-{tag}-"))
+    }
+
+    /// A store with a fixed id prefix (deterministic ids for tests and scripts).
+    pub fn with_id_prefix(prefix: impl Into<String>) -> Self {
+        let (events, _) = broadcast::channel(1024);
+        Self {
+            inner: Mutex::new(Inner {
+                stack: Vec::new(),
+                revision: 0,
+                next_id: 1,
+            }),
+            id_prefix: prefix.into(),
+            events,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding this lock cannot leave the Vec half-modified (every mutation
+        // is a single push/remove), so a poisoned lock is still consistent.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn publish(&self, inner: &mut Inner, change: StoreChange) {
+        inner.revision += 1;
+        // No receiver is fine: nobody is watching.
+        let _ = self.events.send(StoreEvent {
+            revision: inner.revision,
+            change,
+        });
+    }
+
+    /// Builds an action from its parts and puts it on top. Returns its id.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn push_parts(
+        &self,
+        label: String,
+        source_tool_name: String,
+        details: Option<Value>,
+        apply: ApplyFn,
+        reject: Option<RejectFn>,
+        change_set: Option<Arc<ChangeSet>>,
+        origin: Option<ToolCall>,
+    ) -> Result<ActionId, ToolError> {
+        if label.trim().is_empty() {
+            return Err(ToolError::InvalidParams(
+                "A pending action needs a non-empty `label` (a short summary shown in the queue)."
+                    .into(),
+            ));
+        }
+        let mut inner = self.lock();
+        let id = format!("{}{}", self.id_prefix, inner.next_id);
+        inner.next_id += 1;
+        let action = PendingAction {
+            id: id.clone(),
+            label,
+            source_tool_name,
+            details,
+            created_at: Utc::now(),
+            origin,
+            change_set,
+            apply,
+            reject,
+        };
+        inner.stack.push(Entry {
+            action: Arc::new(action),
+            status: ActionStatus::Pending,
+        });
+        self.publish(&mut inner, StoreChange::Pushed { id: id.clone() });
+        Ok(id)
+    }
+
+    /// The top action, without removing it.
+    pub fn peek(&self) -> Option<ActionInfo> {
+        let inner = self.lock();
+        inner.stack.last().map(info)
+    }
+
+    /// The top action itself (for resolving it).
+    pub fn top(&self) -> Option<Arc<PendingAction>> {
+        self.lock().stack.last().map(|e| e.action.clone())
+    }
+
+    /// Removes and returns the top action.
+    pub fn pop(&self) -> Option<Arc<PendingAction>> {
+        let mut inner = self.lock();
+        let entry = inner.stack.pop()?;
+        self.publish(
+            &mut inner,
+            StoreChange::Removed {
+                id: entry.action.id.clone(),
+            },
+        );
+        Some(entry.action)
+    }
+
+    /// Removes the action with this id wherever it is (used after a successful resolve, in
+    /// case something was pushed while its apply ran).
+    pub(crate) fn remove(&self, id: &str) -> Option<Arc<PendingAction>> {
+        let mut inner = self.lock();
+        let pos = inner.stack.iter().position(|e| e.action.id == id)?;
+        let entry = inner.stack.remove(pos);
+        self.publish(&mut inner, StoreChange::Removed { id: id.to_string() });
+        Some(entry.action)
+    }
+
+    /// Sets the status of an action; false when it is no longer on the stack.
+    pub fn set_status(&self, id: &str, status: ActionStatus) -> bool {
+        let mut inner = self.lock();
+        let Some(entry) = inner.stack.iter_mut().find(|e| e.action.id == id) else {
+            return false;
+        };
+        entry.status = status;
+        self.publish(
+            &mut inner,
+            StoreChange::StatusChanged { id: id.to_string() },
+        );
+        true
+    }
+
+    /// Removes every action without running any `apply` or `reject`. Returns how many.
+    pub fn clear(&self) -> usize {
+        let mut inner = self.lock();
+        let count = inner.stack.len();
+        inner.stack.clear();
+        self.publish(&mut inner, StoreChange::Cleared { count });
+        count
+    }
+
+    pub fn has_pending(&self) -> bool {
+        !self.lock().stack.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.lock().stack.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        !self.has_pending()
+    }
+
+    /// All actions, top first.
+    pub fn list(&self) -> Vec<ActionInfo> {
+        self.lock().stack.iter().rev().map(info).collect()
+    }
+
+    /// One action by id, wherever it is in the stack.
+    pub fn get(&self, id: &str) -> Option<Arc<PendingAction>> {
+        self.lock()
+            .stack
+            .iter()
+            .find(|e| e.action.id == id)
+            .map(|e| e.action.clone())
+    }
+
+    /// The snapshot of one action by id.
+    pub fn info(&self, id: &str) -> Option<ActionInfo> {
+        self.lock()
+            .stack
+            .iter()
+            .find(|e| e.action.id == id)
+            .map(info)
+    }
+
+    /// The revision: 0 for a new store, +1 per change.
+    pub fn revision(&self) -> u64 {
+        self.lock().revision
+    }
+
+    /// Follows every change from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<StoreEvent> {
+        self.events.subscribe()
+    }
+}
+
+fn info(entry: &Entry) -> ActionInfo {
+    let a = &entry.action;
+    ActionInfo {
+        id: a.id.clone(),
+        label: a.label.clone(),
+        source_tool_name: a.source_tool_name.clone(),
+        details: a.details.clone(),
+        created_at: a.created_at,
+        status: entry.status.clone(),
+        origin: a.origin.clone(),
+        has_change_set: a.change_set.is_some(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::FutureExt;
+
+    fn push(store: &PendingActionStore, label: &str) -> ActionId {
+        store
+            .push_parts(
+                label.into(),
+                "custom_tool".into(),
+                None,
+                Box::new(|_| async { Ok(ToolResult::empty()) }.boxed()),
+                None,
+                None,
+                None,
+            )
+            .unwrap()
+    }
+
+    #[test]
+    fn push_peek_pop_and_list_are_lifo() {
+        let store = PendingActionStore::with_id_prefix("a");
+        assert!(!store.has_pending());
+        assert!(store.peek().is_none());
+        let first = push(&store, "first");
+        let second = push(&store, "second");
+        assert_eq!(store.len(), 2);
+        assert_eq!(
+            store.peek().unwrap().id,
+            second,
+            "peek shows the most recent push"
+        );
+        let labels: Vec<_> = store.list().into_iter().map(|a| a.label).collect();
+        assert_eq!(labels, vec!["second", "first"], "list is top first");
+        assert_eq!(store.pop().unwrap().id, second);
+        assert_eq!(store.pop().unwrap().id, first);
+        assert!(store.pop().is_none());
+        assert!(!store.has_pending());
+    }
+
+    #[test]
+    fn revision_bumps_once_per_change_and_events_follow() {
+        let store = PendingActionStore::with_id_prefix("a");
+        let mut rx = store.subscribe();
+        assert_eq!(store.revision(), 0);
+        let id = push(&store, "x");
+        assert_eq!(store.revision(), 1);
+        assert!(store.set_status(
+            &id,
+            ActionStatus::Failed {
+                error: "boom".into()
+            }
+        ));
+        assert_eq!(store.revision(), 2);
+        assert_eq!(store.clear(), 1);
+        assert_eq!(store.revision(), 3);
+        let events: Vec<_> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
+        assert_eq!(
+            events,
+            vec![
+                StoreEvent {
+                    revision: 1,
+                    change: StoreChange::Pushed { id: id.clone() }
+                },
+                StoreEvent {
+                    revision: 2,
+                    change: StoreChange::StatusChanged { id }
+                },
+                StoreEvent {
+                    revision: 3,
+                    change: StoreChange::Cleared { count: 1 }
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn ids_are_unique_and_never_reused() {
+        let store = PendingActionStore::with_id_prefix("a");
+        let a = push(&store, "x");
+        store.pop();
+        let b = push(&store, "y");
+        assert_ne!(
+            a, b,
+            "an id must never be reused, or a stale expected_id could match"
+        );
+    }
+
+    #[test]
+    fn empty_label_is_refused() {
+        let store = PendingActionStore::new();
+        let err = store
+            .push_parts(
+                " ".into(),
+                "t".into(),
+                None,
+                Box::new(|_| async { Ok(ToolResult::empty()) }.boxed()),
+                None,
+                None,
+                None,
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("label"), "{err}");
+        assert_eq!(store.len(), 0);
+        assert_eq!(store.revision(), 0, "a refused push changes nothing");
+    }
+
+    #[test]
+    fn status_is_kept_in_snapshots() {
+        let store = PendingActionStore::with_id_prefix("a");
+        let id = push(&store, "x");
+        store.set_status(
+            &id,
+            ActionStatus::Stale {
+                files: vec!["a.ts".into()],
+                message: "m".into(),
+            },
+        );
+        assert_eq!(store.peek().unwrap().status.as_str(), "stale");
+        assert!(!store.set_status("missing", ActionStatus::Pending));
+    }
+}

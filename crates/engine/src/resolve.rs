@@ -1,0 +1,270 @@
+//! The built-in, hidden `resolve` tool (SPEC §4): applies or discards the top pending action.
+//!
+//! Guarantees: one resolve at a time per session (a second call waits, then sees the new
+//! top); `expected_id` makes a double click or a race harmless; a failed apply keeps the
+//! action on the stack with status `stale` or `failed`; a panicking apply is a failed apply.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use futures::FutureExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::pending::{ActionStatus, PendingActionStore};
+use crate::tool::{Content, Tool, ToolContext, ToolError, ToolResult};
+
+pub const RESOLVE_TOOL_NAME: &str = "resolve";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResolveAction {
+    Apply,
+    Discard,
+}
+
+impl ResolveAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResolveAction::Apply => "apply",
+            ResolveAction::Discard => "discard",
+        }
+    }
+}
+
+/// The details of every resolve result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResolveDetails {
+    pub action: ResolveAction,
+    pub reason: String,
+    pub source_tool_name: String,
+    pub label: String,
+    pub action_id: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResolveParams {
+    action: ResolveAction,
+    reason: String,
+    #[serde(default)]
+    expected_id: Option<String>,
+}
+
+pub(crate) struct ResolveTool {
+    store: Arc<PendingActionStore>,
+    /// One resolve at a time per session.
+    lock: tokio::sync::Mutex<()>,
+}
+
+impl ResolveTool {
+    pub(crate) fn new(store: Arc<PendingActionStore>) -> Self {
+        Self {
+            store,
+            lock: tokio::sync::Mutex::new(()),
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for ResolveTool {
+    fn name(&self) -> &str {
+        RESOLVE_TOOL_NAME
+    }
+    fn label(&self) -> &str {
+        "Resolve"
+    }
+    fn description(&self) -> &str {
+        "Apply or discard the most recent pending preview (the top of the pending-action stack). \
+         `action`: \"apply\" makes the previewed change persistent, \"discard\" drops it. \
+         `reason`: why, in a sentence (required)."
+    }
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": ["apply", "discard"], "description": "apply or discard the top pending action"},
+                "reason": {"type": "string", "minLength": 1, "description": "why (shown in the history)"},
+                "expected_id": {"type": "string", "description": "optional: the id of the action you reviewed; the call fails if another action is on top"}
+            },
+            "required": ["action", "reason"],
+            "additionalProperties": false
+        })
+    }
+    fn hidden(&self) -> bool {
+        true
+    }
+
+    async fn execute(&self, _ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
+        let params: ResolveParams = serde_json::from_value(params).map_err(|e| {
+            ToolError::InvalidParams(format!("Invalid parameters for `resolve`: {e}."))
+        })?;
+        let reason = params.reason.trim().to_string();
+        if reason.is_empty() {
+            return Err(ToolError::InvalidParams(
+                "`reason` must be a non-empty string: say why you apply or discard this action."
+                    .into(),
+            ));
+        }
+        let _one_at_a_time = self.lock.lock().await;
+        let top = self.store.top().ok_or(ToolError::NoPendingAction)?;
+        if let Some(expected) = params.expected_id.as_deref() {
+            if expected != top.id {
+                return Err(ToolError::IdMismatch {
+                    expected: expected.to_string(),
+                    actual: top.id.clone(),
+                    actual_label: top.label.clone(),
+                });
+            }
+        }
+        let details = ResolveDetails {
+            action: params.action,
+            reason: reason.clone(),
+            source_tool_name: top.source_tool_name.clone(),
+            label: top.label.clone(),
+            action_id: top.id.clone(),
+        };
+        let details_json = serde_json::to_value(&details).unwrap_or(Value::Null);
+        match params.action {
+            ResolveAction::Apply => {
+                let outcome = AssertUnwindSafe((top.apply)(reason.clone()))
+                    .catch_unwind()
+                    .await;
+                let failure = match outcome {
+                    Ok(Ok(result)) if !result.is_error => {
+                        self.store.remove(&top.id);
+                        let mut result = result;
+                        if !result.has_text() {
+                            result.content = vec![Content::Text {
+                                text: format!("Applied: {}.", top.label),
+                            }];
+                        }
+                        result.details = Some(details_json);
+                        return Ok(result);
+                    }
+                    Ok(Ok(result)) => ToolError::Failed(result.text_content()),
+                    Ok(Err(err)) => err,
+                    Err(_) => ToolError::Failed("the action's apply panicked".into()),
+                };
+                let (status, message) = match &failure {
+                    ToolError::Stale { files, message } => (
+                        ActionStatus::Stale {
+                            files: files.clone(),
+                            message: message.clone(),
+                        },
+                        message.clone(),
+                    ),
+                    other => {
+                        let message = format!(
+                            "Apply failed for \"{}\": {other} The action stays on the stack (status: failed); apply again or discard it.",
+                            top.label
+                        );
+                        (
+                            ActionStatus::Failed {
+                                error: other.to_string(),
+                            },
+                            message,
+                        )
+                    }
+                };
+                self.store.set_status(&top.id, status);
+                let code = failure.code();
+                Ok(ToolResult {
+                    content: vec![Content::Text { text: message }],
+                    details: Some(details_json),
+                    is_error: true,
+                    error_code: Some(match code {
+                        "stale" => "stale".into(),
+                        _ => "apply_failed".into(),
+                    }),
+                })
+            }
+            ResolveAction::Discard => {
+                let default_text = format!("Discarded: {}. Reason: {}", top.label, reason);
+                let text = match &top.reject {
+                    None => default_text,
+                    Some(reject) => match AssertUnwindSafe(reject(reason.clone()))
+                        .catch_unwind()
+                        .await
+                    {
+                        Ok(Ok(Some(result))) if result.has_text() => result.text_content(),
+                        Ok(Ok(_)) => default_text,
+                        Ok(Err(err)) => {
+                            format!("{default_text} (its cleanup reported an error: {err})")
+                        }
+                        Err(_) => format!("{default_text} (its cleanup panicked)"),
+                    },
+                };
+                self.store.remove(&top.id);
+                Ok(ToolResult::text(text).with_details(details_json))
+            }
+        }
+    }
+}
+
+/// The header of a resolve result in a transcript or history:
+/// `Accept: <summary> [<source>]` or `Discard: <summary> [<source>]`, where a label of the
+/// form `Source: summary` is split at the first `": "` (the badge is the source); a label
+/// without it keeps the whole label as summary and the producing tool's name as source.
+/// A failed apply is rendered as an error, never as a discard.
+pub fn render_resolve_header(details: &ResolveDetails, is_error: bool, text: &str) -> String {
+    let (source, summary) = split_label(&details.label, &details.source_tool_name);
+    if is_error {
+        return format!("Error: {text}");
+    }
+    let verb = match details.action {
+        ResolveAction::Apply => "Accept",
+        ResolveAction::Discard => "Discard",
+    };
+    format!("{verb}: {summary} [{source}]")
+}
+
+/// Splits `Source: summary` into (badge, summary); without `": "`, (fallback, label).
+pub fn split_label<'a>(label: &'a str, fallback_source: &'a str) -> (&'a str, &'a str) {
+    match label.split_once(": ") {
+        Some((badge, summary)) if !badge.is_empty() && !summary.is_empty() => (badge, summary),
+        _ => (fallback_source, label),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn details(action: ResolveAction, label: &str) -> ResolveDetails {
+        ResolveDetails {
+            action,
+            reason: "r".into(),
+            source_tool_name: "ast_edit".into(),
+            label: label.into(),
+            action_id: "a1".into(),
+        }
+    }
+
+    #[test]
+    fn header_splits_label_at_first_colon_space() {
+        let d = details(
+            ResolveAction::Apply,
+            "AST Edit: 3 replacements in 2 files: ok",
+        );
+        assert_eq!(
+            render_resolve_header(&d, false, ""),
+            "Accept: 3 replacements in 2 files: ok [AST Edit]"
+        );
+        let d = details(ResolveAction::Discard, "rename things");
+        assert_eq!(
+            render_resolve_header(&d, false, ""),
+            "Discard: rename things [ast_edit]"
+        );
+    }
+
+    #[test]
+    fn failed_apply_renders_as_error_not_discard() {
+        let d = details(ResolveAction::Apply, "AST Edit: 1 replacement in 1 file");
+        assert_eq!(
+            render_resolve_header(&d, true, "Preview is stale"),
+            "Error: Preview is stale"
+        );
+    }
+}

@@ -1,0 +1,238 @@
+//! Tools: what an agent (or a person) can call, what a call returns, and how it fails.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// One part of a tool result's content. Only text exists today; the enum leaves room for
+/// images without breaking the wire format (`{"type": "text", "text": ...}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Content {
+    Text { text: String },
+}
+
+/// What a tool call returns: content for the model, structured details for the UI, and
+/// whether it is an error. `error_code` is the stable code of [`ToolError::code`] when the
+/// result comes from an error, so a UI can branch on it instead of on message text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ToolResult {
+    pub content: Vec<Content>,
+    pub details: Option<Value>,
+    pub is_error: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+}
+
+impl ToolResult {
+    /// A successful result with one text part.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![Content::Text { text: text.into() }],
+            ..Self::default()
+        }
+    }
+
+    /// A successful result with no content (the caller supplies a default text).
+    pub fn empty() -> Self {
+        Self::default()
+    }
+
+    /// An error result carrying the error's message and code.
+    pub fn from_error(err: &ToolError) -> Self {
+        Self {
+            content: vec![Content::Text {
+                text: err.to_string(),
+            }],
+            details: None,
+            is_error: true,
+            error_code: Some(err.code().to_string()),
+        }
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// All text parts joined with newlines.
+    pub fn text_content(&self) -> String {
+        let parts: Vec<&str> = self
+            .content
+            .iter()
+            .map(|c| match c {
+                Content::Text { text } => text.as_str(),
+            })
+            .collect();
+        parts.join("\n")
+    }
+
+    /// True when at least one text part is non-empty.
+    pub fn has_text(&self) -> bool {
+        self.content.iter().any(|c| match c {
+            Content::Text { text } => !text.trim().is_empty(),
+        })
+    }
+}
+
+/// Why a tool call failed. Messages name the offending value and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    #[error("{0}")]
+    InvalidParams(String),
+    #[error("Unknown tool `{name}`. Known tools: {known}.")]
+    UnknownTool { name: String, known: String },
+    #[error("No pending action to resolve. Nothing to apply or discard.")]
+    NoPendingAction,
+    #[error(
+        "The top pending action is {actual} (\"{actual_label}\"), not {expected}: nothing was applied or discarded. Look at the queue again and resolve the action now on top."
+    )]
+    IdMismatch {
+        expected: String,
+        actual: String,
+        actual_label: String,
+    },
+    #[error("{message}")]
+    Stale { files: Vec<String>, message: String },
+    #[error("Path is outside the workspace: {0}")]
+    OutsideWorkspace(String),
+    #[error("Path not found: {0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Io(String),
+    #[error("Cancelled: {0}")]
+    Cancelled(String),
+    #[error("{0}")]
+    Failed(String),
+    #[error("Pending action store unavailable for custom tools in this runtime.")]
+    StoreUnavailable,
+}
+
+impl ToolError {
+    /// A stable, machine-readable code (snake_case) for the UI and the wire.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ToolError::InvalidParams(_) => "invalid_params",
+            ToolError::UnknownTool { .. } => "unknown_tool",
+            ToolError::NoPendingAction => "no_pending_action",
+            ToolError::IdMismatch { .. } => "id_mismatch",
+            ToolError::Stale { .. } => "stale",
+            ToolError::OutsideWorkspace(_) => "path_outside_workspace",
+            ToolError::NotFound(_) => "not_found",
+            ToolError::Io(_) => "io",
+            ToolError::Cancelled(_) => "cancelled",
+            ToolError::Failed(_) => "failed",
+            ToolError::StoreUnavailable => "store_unavailable",
+        }
+    }
+}
+
+/// Progress of a long tool run (files scanned / total).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    pub done: u64,
+    pub total: Option<u64>,
+    pub message: Option<String>,
+}
+
+/// Receives progress reports; called from any thread.
+pub type ProgressSink = Arc<dyn Fn(&str, Progress) + Send + Sync>;
+
+/// What a running tool call gets besides its parameters.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// The id of this call (stable in the transcript).
+    pub call_id: String,
+    /// Cancelled when the caller gives up; long tools check it between units of work.
+    pub cancel: CancellationToken,
+    progress: Option<ProgressSink>,
+}
+
+impl ToolContext {
+    pub fn new(call_id: impl Into<String>) -> Self {
+        Self {
+            call_id: call_id.into(),
+            cancel: CancellationToken::new(),
+            progress: None,
+        }
+    }
+
+    pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    pub fn with_progress(mut self, sink: ProgressSink) -> Self {
+        self.progress = Some(sink);
+        self
+    }
+
+    /// Reports progress to whoever watches this call (no-op when nobody does).
+    pub fn report(&self, progress: Progress) {
+        if let Some(sink) = &self.progress {
+            sink(&self.call_id, progress);
+        }
+    }
+
+    /// A clonable reporter for worker threads.
+    pub fn progress_sink(&self) -> Option<ProgressSink> {
+        self.progress.clone()
+    }
+
+    /// `Err(Cancelled)` once the call was cancelled.
+    pub fn check_cancelled(&self) -> Result<(), ToolError> {
+        if self.cancel.is_cancelled() {
+            Err(ToolError::Cancelled(format!(
+                "tool call {} was cancelled; nothing was changed",
+                self.call_id
+            )))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// A tool an agent or a person can call. Two things are required besides the description:
+/// the JSON Schema of the parameters and `execute`; `hidden` defaults to false.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    /// Unique name (what the model calls), e.g. `ast_edit`.
+    fn name(&self) -> &str;
+    /// Short human label, e.g. `AST Edit`.
+    fn label(&self) -> &str;
+    fn description(&self) -> &str;
+    /// JSON Schema of the parameters object; calls are validated against it before `execute`.
+    fn parameters(&self) -> Value;
+    /// Hidden tools are not offered to the model by default (see `Session::offered_tools`).
+    fn hidden(&self) -> bool {
+        false
+    }
+    /// Runs the tool. Parameters have already been validated against `parameters()`.
+    async fn execute(&self, ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_result_carries_message_and_code() {
+        let r = ToolResult::from_error(&ToolError::NoPendingAction);
+        assert!(r.is_error);
+        assert_eq!(
+            r.text_content(),
+            "No pending action to resolve. Nothing to apply or discard."
+        );
+        assert_eq!(r.error_code.as_deref(), Some("no_pending_action"));
+    }
+
+    #[test]
+    fn has_text_ignores_blank_parts() {
+        assert!(!ToolResult::text("  ").has_text());
+        assert!(!ToolResult::empty().has_text());
+        assert!(ToolResult::text("x").has_text());
+    }
+}
