@@ -43,9 +43,7 @@ impl ContentHash {
     pub fn of_entry(path: &Path, kind: EntryKind) -> io::Result<Self> {
         match kind {
             EntryKind::File => Ok(Self::of(&fs::read(path)?)),
-            EntryKind::Symlink => Ok(Self::of(
-                fs::read_link(path)?.as_os_str().as_encoded_bytes(),
-            )),
+            EntryKind::Symlink => Ok(Self::of(fs::read_link(path)?.as_os_str().as_encoded_bytes())),
         }
     }
 }
@@ -82,36 +80,17 @@ pub enum EntryKind {
 /// One change. `before` is the exact bytes the preview read; its hash is what apply checks.
 #[derive(Debug, Clone)]
 pub enum Change {
-    Edit {
-        path: String,
-        before: Arc<[u8]>,
-        before_hash: ContentHash,
-        after: Arc<[u8]>,
-    },
-    Create {
-        path: String,
-        contents: Arc<[u8]>,
-    },
-    Delete {
-        path: String,
-        before: Arc<[u8]>,
-        before_hash: ContentHash,
-    },
-    Rename {
-        from: String,
-        to: String,
-        kind: EntryKind,
-        before_hash: ContentHash,
-    },
+    Edit { path: String, before: Arc<[u8]>, before_hash: ContentHash, after: Arc<[u8]> },
+    Create { path: String, contents: Arc<[u8]> },
+    Delete { path: String, before: Arc<[u8]>, before_hash: ContentHash },
+    Rename { from: String, to: String, kind: EntryKind, before_hash: ContentHash },
 }
 
 impl Change {
     /// The path shown for this change (the target for a rename).
     pub fn path(&self) -> &str {
         match self {
-            Change::Edit { path, .. }
-            | Change::Create { path, .. }
-            | Change::Delete { path, .. } => path,
+            Change::Edit { path, .. } | Change::Create { path, .. } | Change::Delete { path, .. } => path,
             Change::Rename { to, .. } => to,
         }
     }
@@ -150,19 +129,11 @@ pub enum ApplyError {
     #[error("{0}")]
     Invalid(String),
     #[error("{}", io_message(.path, .op, .message, .restore_failures))]
-    Io {
-        path: String,
-        op: &'static str,
-        message: String,
-        restore_failures: Vec<String>,
-    },
+    Io { path: String, op: &'static str, message: String, restore_failures: Vec<String> },
 }
 
 fn stale_message(files: &[(String, String)]) -> String {
-    let list: Vec<String> = files
-        .iter()
-        .map(|(p, why)| format!("{p} ({why})"))
-        .collect();
+    let list: Vec<String> = files.iter().map(|(p, why)| format!("{p} ({why})")).collect();
     format!(
         "Preview is stale: {} changed on disk since the preview: {}. Nothing was written; discard this action or run the preview again.",
         plural(files.len(), "file", "files"),
@@ -199,10 +170,7 @@ impl ApplyError {
 impl From<ApplyError> for ToolError {
     fn from(e: ApplyError) -> Self {
         match e {
-            ApplyError::Stale { .. } => ToolError::Stale {
-                files: e.stale_files(),
-                message: e.to_string(),
-            },
+            ApplyError::Stale { .. } => ToolError::Stale { files: e.stale_files(), message: e.to_string() },
             ApplyError::Invalid(m) => ToolError::InvalidParams(m),
             ApplyError::Io { .. } => ToolError::Io(e.to_string()),
         }
@@ -218,10 +186,7 @@ pub struct ChangeSet {
 
 impl Clone for ChangeSet {
     fn clone(&self) -> Self {
-        Self {
-            changes: self.changes.clone(),
-            summaries: OnceLock::new(),
-        }
+        Self { changes: self.changes.clone(), summaries: OnceLock::new() }
     }
 }
 
@@ -239,31 +204,19 @@ impl ChangeSet {
     ) -> &mut Self {
         let before = before.into();
         let before_hash = ContentHash::of(&before);
-        self.push(Change::Edit {
-            path: path.into(),
-            before,
-            before_hash,
-            after: after.into(),
-        })
+        self.push(Change::Edit { path: path.into(), before, before_hash, after: after.into() })
     }
 
     /// Create `path` (it must not exist at apply time; missing folders are created).
     pub fn create(&mut self, path: impl Into<String>, contents: impl Into<Arc<[u8]>>) -> &mut Self {
-        self.push(Change::Create {
-            path: path.into(),
-            contents: contents.into(),
-        })
+        self.push(Change::Create { path: path.into(), contents: contents.into() })
     }
 
     /// Delete `path`, whose bytes the preview read as `before`.
     pub fn delete(&mut self, path: impl Into<String>, before: impl Into<Arc<[u8]>>) -> &mut Self {
         let before = before.into();
         let before_hash = ContentHash::of(&before);
-        self.push(Change::Delete {
-            path: path.into(),
-            before,
-            before_hash,
-        })
+        self.push(Change::Delete { path: path.into(), before, before_hash })
     }
 
     /// Rename the entry `from` (a file or a symlink, never followed) to `to`. `before_hash`
@@ -275,12 +228,7 @@ impl ChangeSet {
         kind: EntryKind,
         before_hash: ContentHash,
     ) -> &mut Self {
-        self.push(Change::Rename {
-            from: from.into(),
-            to: to.into(),
-            kind,
-            before_hash,
-        })
+        self.push(Change::Rename { from: from.into(), to: to.into(), kind, before_hash })
     }
 
     fn push(&mut self, change: Change) -> &mut Self {
@@ -303,33 +251,21 @@ impl ChangeSet {
 
     /// Per-file summaries in change order (computed once, on first use).
     pub fn files(&self) -> &[FileSummary] {
-        self.summaries
-            .get_or_init(|| self.changes.iter().map(summarise).collect())
+        self.summaries.get_or_init(|| self.changes.iter().map(summarise).collect())
     }
 
     /// Total added and removed lines over all files.
     pub fn line_totals(&self) -> (u64, u64) {
-        self.files().iter().fold((0, 0), |(a, r), f| {
-            (a + f.added as u64, r + f.removed as u64)
-        })
+        self.files().iter().fold((0, 0), |(a, r), f| (a + f.added as u64, r + f.removed as u64))
     }
 
     /// The structured diff of one file (by the path shown in [`files`](Self::files)).
     pub fn diff_file(&self, path: &str, context: usize) -> Option<FileDiff> {
         let change = self.changes.iter().find(|c| c.path() == path)?;
         Some(match change {
-            Change::Edit {
-                path,
-                before,
-                after,
-                ..
-            } => FileDiff::compute(path, None, before, after, context),
-            Change::Create { path, contents } => {
-                FileDiff::compute(path, None, b"", contents, context)
-            }
-            Change::Delete { path, before, .. } => {
-                FileDiff::compute(path, None, before, b"", context)
-            }
+            Change::Edit { path, before, after, .. } => FileDiff::compute(path, None, before, after, context),
+            Change::Create { path, contents } => FileDiff::compute(path, None, b"", contents, context),
+            Change::Delete { path, before, .. } => FileDiff::compute(path, None, before, b"", context),
             Change::Rename { from, to, .. } => FileDiff {
                 path: to.clone(),
                 old_path: Some(from.clone()),
@@ -346,21 +282,10 @@ impl ChangeSet {
         let mut out = String::new();
         for change in &self.changes {
             match change {
-                Change::Edit {
-                    path,
-                    before,
-                    after,
-                    ..
-                } => out.push_str(&diff::unified(path, before, after, context)),
-                Change::Create { path, contents } => {
-                    out.push_str(&diff::unified(path, b"", contents, context))
-                }
-                Change::Delete { path, before, .. } => {
-                    out.push_str(&diff::unified(path, before, b"", context))
-                }
-                Change::Rename { from, to, .. } => {
-                    out.push_str(&format!("rename from {from}\nrename to {to}\n"))
-                }
+                Change::Edit { path, before, after, .. } => out.push_str(&diff::unified(path, before, after, context)),
+                Change::Create { path, contents } => out.push_str(&diff::unified(path, b"", contents, context)),
+                Change::Delete { path, before, .. } => out.push_str(&diff::unified(path, before, b"", context)),
+                Change::Rename { from, to, .. } => out.push_str(&format!("rename from {from}\nrename to {to}\n")),
             }
         }
         out
@@ -380,9 +305,7 @@ impl ChangeSet {
             Err((path, op, err)) => {
                 let restore_failures = journal.rollback();
                 Err(ApplyError::Io {
-                    path: ws
-                        .relative(&path)
-                        .unwrap_or_else(|_| path.display().to_string()),
+                    path: ws.relative(&path).unwrap_or_else(|_| path.display().to_string()),
                     op,
                     message: err.to_string(),
                     restore_failures,
@@ -404,19 +327,11 @@ impl ChangeSet {
             })
             .collect();
         let resolve = |p: &str, entry: bool| -> Result<PathBuf, ApplyError> {
-            let r = if entry {
-                ws.resolve_entry(p)
-            } else {
-                ws.resolve(p)
-            };
+            let r = if entry { ws.resolve_entry(p) } else { ws.resolve(p) };
             r.map_err(|e| ApplyError::Invalid(format!("{e}")))
         };
         let mut targets: HashSet<PathBuf> = HashSet::new();
-        fn claim(
-            touched: &mut HashSet<PathBuf>,
-            abs: &Path,
-            shown: &str,
-        ) -> Result<(), ApplyError> {
+        fn claim(touched: &mut HashSet<PathBuf>, abs: &Path, shown: &str) -> Result<(), ApplyError> {
             if touched.insert(abs.to_path_buf()) {
                 Ok(())
             } else {
@@ -427,36 +342,23 @@ impl ChangeSet {
         }
         for change in &self.changes {
             match change {
-                Change::Edit {
-                    path,
-                    before_hash,
-                    after,
-                    ..
-                } => {
+                Change::Edit { path, before_hash, after, .. } => {
                     let abs = resolve(path, false)?;
                     claim(&mut touched, &abs, path)?;
                     match current_file(&abs) {
                         Ok(Some((hash, meta))) if hash == *before_hash => {
-                            steps.push(Step::Replace {
-                                abs,
-                                contents: after.clone(),
-                                meta: Some(meta),
-                            })
+                            steps.push(Step::Replace { abs, contents: after.clone(), meta: Some(meta) })
                         }
                         Ok(Some(_)) => stale.push((path.clone(), "content changed".into())),
                         Ok(None) => stale.push((path.clone(), "deleted".into())),
                         Err(e) => stale.push((path.clone(), format!("unreadable: {e}"))),
                     }
                 }
-                Change::Delete {
-                    path, before_hash, ..
-                } => {
+                Change::Delete { path, before_hash, .. } => {
                     let abs = resolve(path, false)?;
                     claim(&mut touched, &abs, path)?;
                     match current_file(&abs) {
-                        Ok(Some((hash, _))) if hash == *before_hash => {
-                            steps.push(Step::Delete { abs })
-                        }
+                        Ok(Some((hash, _))) if hash == *before_hash => steps.push(Step::Delete { abs }),
                         Ok(Some(_)) => stale.push((path.clone(), "content changed".into())),
                         Ok(None) => stale.push((path.clone(), "already deleted".into())),
                         Err(e) => stale.push((path.clone(), format!("unreadable: {e}"))),
@@ -468,26 +370,16 @@ impl ChangeSet {
                     if fs::symlink_metadata(&abs).is_ok() {
                         stale.push((path.clone(), "now exists".into()));
                     } else {
-                        steps.push(Step::Replace {
-                            abs,
-                            contents: contents.clone(),
-                            meta: None,
-                        });
+                        steps.push(Step::Replace { abs, contents: contents.clone(), meta: None });
                     }
                 }
-                Change::Rename {
-                    from,
-                    to,
-                    kind,
-                    before_hash,
-                } => {
+                Change::Rename { from, to, kind, before_hash } => {
                     let from_abs = resolve(from, true)?;
                     let to_abs = resolve(to, true)?;
                     claim(&mut touched, &from_abs, from)?;
                     if to_abs != from_abs {
                         // A target may be another rename's source (chains, swaps), never twice a target.
-                        let clash = (touched.contains(&to_abs)
-                            && !rename_sources.contains(&to_abs))
+                        let clash = (touched.contains(&to_abs) && !rename_sources.contains(&to_abs))
                             || !targets.insert(to_abs.clone());
                         if clash {
                             return Err(ApplyError::Invalid(format!(
@@ -535,10 +427,7 @@ impl ChangeSet {
                             continue;
                         }
                     }
-                    steps.push(Step::Move {
-                        from: from_abs,
-                        to: to_abs,
-                    });
+                    steps.push(Step::Move { from: from_abs, to: to_abs });
                 }
             }
         }
@@ -564,18 +453,12 @@ fn current_file(abs: &Path) -> io::Result<Option<(ContentHash, fs::Metadata)>> {
 }
 
 fn summarise(change: &Change) -> FileSummary {
-    let (path, old_path, kind, old, new): (&str, Option<&str>, &'static str, &[u8], &[u8]) =
-        match change {
-            Change::Edit {
-                path,
-                before,
-                after,
-                ..
-            } => (path, None, "modified", before, after),
-            Change::Create { path, contents } => (path, None, "added", b"", contents),
-            Change::Delete { path, before, .. } => (path, None, "deleted", before, b""),
-            Change::Rename { from, to, .. } => (to, Some(from), "renamed", b"", b""),
-        };
+    let (path, old_path, kind, old, new): (&str, Option<&str>, &'static str, &[u8], &[u8]) = match change {
+        Change::Edit { path, before, after, .. } => (path, None, "modified", before, after),
+        Change::Create { path, contents } => (path, None, "added", b"", contents),
+        Change::Delete { path, before, .. } => (path, None, "deleted", before, b""),
+        Change::Rename { from, to, .. } => (to, Some(from), "renamed", b"", b""),
+    };
     let binary = diff::is_binary(old) || diff::is_binary(new);
     let too_large = old.len() > diff::MAX_DIFF_BYTES || new.len() > diff::MAX_DIFF_BYTES;
     let (added, removed) = if binary || too_large || kind == "renamed" {
@@ -660,15 +543,9 @@ fn commit(plan: &[Step], journal: &mut Journal) -> Result<(), StepError> {
     // Stage: every new content as a temporary beside its target.
     let mut staged: HashMap<usize, PathBuf> = HashMap::new();
     for (i, step) in plan.iter().enumerate() {
-        if let Step::Replace {
-            abs,
-            contents,
-            meta,
-        } = step
-        {
+        if let Step::Replace { abs, contents, meta } = step {
             if let Some(parent) = abs.parent() {
-                create_dirs(parent, journal)
-                    .map_err(|e| (parent.to_path_buf(), "create the folder of", e))?;
+                create_dirs(parent, journal).map_err(|e| (parent.to_path_buf(), "create the folder of", e))?;
             }
             let tmp = temp_beside(abs, "tmp");
             write_temp(&tmp, contents, meta.as_ref(), journal)
@@ -684,13 +561,8 @@ fn commit(plan: &[Step], journal: &mut Journal) -> Result<(), StepError> {
                 continue;
             }
             let tmp = temp_beside(from, "mv");
-            fault(from)
-                .and_then(|_| fs::rename(from, &tmp))
-                .map_err(|e| (from.clone(), "rename", e))?;
-            journal.undo.push(Undo::Moved {
-                from: from.clone(),
-                to: tmp.clone(),
-            });
+            fault(from).and_then(|_| fs::rename(from, &tmp)).map_err(|e| (from.clone(), "rename", e))?;
+            journal.undo.push(Undo::Moved { from: from.clone(), to: tmp.clone() });
             parked.insert(i, tmp);
         }
     }
@@ -707,19 +579,13 @@ fn commit(plan: &[Step], journal: &mut Journal) -> Result<(), StepError> {
                         return Err((abs.clone(), "write", e));
                     }
                     journal.forget_staged(tmp);
-                    journal.undo.push(Undo::Replaced {
-                        path: abs.clone(),
-                        backup,
-                    });
+                    journal.undo.push(Undo::Replaced { path: abs.clone(), backup });
                 } else {
                     if fs::symlink_metadata(abs).is_ok() {
                         return Err((
                             abs.clone(),
                             "create",
-                            io::Error::new(
-                                io::ErrorKind::AlreadyExists,
-                                "it appeared during apply",
-                            ),
+                            io::Error::new(io::ErrorKind::AlreadyExists, "it appeared during apply"),
                         ));
                     }
                     fs::rename(tmp, abs).map_err(|e| (abs.clone(), "create", e))?;
@@ -729,13 +595,8 @@ fn commit(plan: &[Step], journal: &mut Journal) -> Result<(), StepError> {
             }
             Step::Delete { abs } => {
                 let backup = temp_beside(abs, "bak");
-                fault(abs)
-                    .and_then(|_| fs::rename(abs, &backup))
-                    .map_err(|e| (abs.clone(), "delete", e))?;
-                journal.undo.push(Undo::Deleted {
-                    path: abs.clone(),
-                    backup,
-                });
+                fault(abs).and_then(|_| fs::rename(abs, &backup)).map_err(|e| (abs.clone(), "delete", e))?;
+                journal.undo.push(Undo::Deleted { path: abs.clone(), backup });
             }
             Step::Move { to, .. } => {
                 let Some(tmp) = parked.get(&i) else { continue };
@@ -743,19 +604,11 @@ fn commit(plan: &[Step], journal: &mut Journal) -> Result<(), StepError> {
                     return Err((
                         to.clone(),
                         "rename onto",
-                        io::Error::new(
-                            io::ErrorKind::AlreadyExists,
-                            "the target appeared during apply",
-                        ),
+                        io::Error::new(io::ErrorKind::AlreadyExists, "the target appeared during apply"),
                     ));
                 }
-                fault(to)
-                    .and_then(|_| fs::rename(tmp, to))
-                    .map_err(|e| (to.clone(), "rename", e))?;
-                journal.undo.push(Undo::Moved {
-                    from: tmp.clone(),
-                    to: to.clone(),
-                });
+                fault(to).and_then(|_| fs::rename(tmp, to)).map_err(|e| (to.clone(), "rename", e))?;
+                journal.undo.push(Undo::Moved { from: tmp.clone(), to: to.clone() });
             }
         }
     }
@@ -774,17 +627,9 @@ fn create_dirs(dir: &Path, journal: &mut Journal) -> io::Result<()> {
     Ok(())
 }
 
-fn write_temp(
-    tmp: &Path,
-    contents: &[u8],
-    meta: Option<&fs::Metadata>,
-    journal: &mut Journal,
-) -> io::Result<()> {
+fn write_temp(tmp: &Path, contents: &[u8], meta: Option<&fs::Metadata>, journal: &mut Journal) -> io::Result<()> {
     fault(tmp)?;
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(tmp)?;
+    let mut f = fs::OpenOptions::new().write(true).create_new(true).open(tmp)?;
     journal.undo.push(Undo::Staged(tmp.to_path_buf()));
     f.write_all(contents)?;
     if let Some(meta) = meta {
@@ -799,8 +644,7 @@ fn write_temp(
 
 impl Journal {
     fn forget_staged(&mut self, tmp: &Path) {
-        self.undo
-            .retain(|u| !matches!(u, Undo::Staged(p) if p == tmp));
+        self.undo.retain(|u| !matches!(u, Undo::Staged(p) if p == tmp));
     }
 
     /// Undoes every step, newest first. Returns what could not be restored.
@@ -810,9 +654,7 @@ impl Journal {
             let result = match &step {
                 Undo::Staged(p) | Undo::Created(p) => fs::remove_file(p),
                 Undo::CreatedDir(p) => fs::remove_dir(p),
-                Undo::Replaced { path, backup } | Undo::Deleted { path, backup } => {
-                    fs::rename(backup, path)
-                }
+                Undo::Replaced { path, backup } | Undo::Deleted { path, backup } => fs::rename(backup, path),
                 Undo::Moved { from, to } => fs::rename(to, from),
             };
             if let Err(e) = result {
@@ -821,11 +663,7 @@ impl Journal {
                         format!("{} (remove: {e})", p.display())
                     }
                     Undo::Replaced { path, backup } | Undo::Deleted { path, backup } => {
-                        format!(
-                            "{} (its previous contents are in {}: {e})",
-                            path.display(),
-                            backup.display()
-                        )
+                        format!("{} (its previous contents are in {}: {e})", path.display(), backup.display())
                     }
                     Undo::Moved { from, to } => {
                         format!("{} (it is now at {}: {e})", from.display(), to.display())
@@ -845,9 +683,7 @@ impl Journal {
             match u {
                 Undo::Replaced { path, backup } | Undo::Deleted { path, backup } => {
                     if let Err(e) = fs::remove_file(backup) {
-                        report
-                            .warnings
-                            .push(format!("could not remove backup {}: {e}", backup.display()));
+                        report.warnings.push(format!("could not remove backup {}: {e}", backup.display()));
                     }
                     if let Some(d) = path.parent() {
                         dirs.insert(d.to_path_buf());
@@ -907,10 +743,7 @@ mod tests {
     }
 
     fn listing(ws: &Workspace) -> Vec<String> {
-        let mut v: Vec<String> = walk(ws.root())
-            .into_iter()
-            .map(|p| ws.relative(&p).unwrap())
-            .collect();
+        let mut v: Vec<String> = walk(ws.root()).into_iter().map(|p| ws.relative(&p).unwrap()).collect();
         v.sort();
         v
     }
@@ -941,11 +774,7 @@ mod tests {
         assert_eq!((report.edited, report.created, report.deleted), (1, 1, 1));
         assert_eq!(read(&ws, "a.txt"), "new a\n");
         assert_eq!(read(&ws, "sub/dir/new.txt"), "fresh\n");
-        assert_eq!(
-            listing(&ws),
-            vec!["a.txt", "sub/dir/new.txt"],
-            "no temporaries or backups left"
-        );
+        assert_eq!(listing(&ws), vec!["a.txt", "sub/dir/new.txt"], "no temporaries or backups left");
     }
 
     #[test]
@@ -954,20 +783,16 @@ mod tests {
         write(&ws, "a.txt", "one\n");
         write(&ws, "b.txt", "two\n");
         let mut cs = ChangeSet::new();
-        cs.edit("a.txt", b"one\n".to_vec(), b"ONE\n".to_vec()).edit(
-            "b.txt",
-            b"two\n".to_vec(),
-            b"TWO\n".to_vec(),
-        );
+        cs.edit("a.txt", b"one\n".to_vec(), b"ONE\n".to_vec()).edit("b.txt", b"two\n".to_vec(), b"TWO\n".to_vec());
         write(&ws, "b.txt", "edited behind our back\n");
         let err = cs.apply(&ws).unwrap_err();
         assert_eq!(err.stale_files(), vec!["b.txt"]);
-        assert!(err.to_string().starts_with("Preview is stale: 1 file changed on disk since the preview: b.txt (content changed)."), "{err}");
-        assert_eq!(
-            read(&ws, "a.txt"),
-            "one\n",
-            "nothing is written when one file is stale"
+        assert!(
+            err.to_string()
+                .starts_with("Preview is stale: 1 file changed on disk since the preview: b.txt (content changed)."),
+            "{err}"
         );
+        assert_eq!(read(&ws, "a.txt"), "one\n", "nothing is written when one file is stale");
         let tool_err: ToolError = err.into();
         assert_eq!(tool_err.code(), "stale");
     }
@@ -979,9 +804,7 @@ mod tests {
         let mut cs = ChangeSet::new();
         cs.edit("a.txt", b"one\n".to_vec(), b"ONE\n".to_vec());
         fs::remove_file(ws.root().join("a.txt")).unwrap();
-        assert!(
-            matches!(cs.apply(&ws), Err(ApplyError::Stale { files }) if files[0].1 == "deleted")
-        );
+        assert!(matches!(cs.apply(&ws), Err(ApplyError::Stale { files }) if files[0].1 == "deleted"));
     }
 
     #[test]
@@ -992,11 +815,7 @@ mod tests {
         let mut cs = ChangeSet::new();
         cs.edit("run.sh", b"echo 1\n".to_vec(), b"echo 2\n".to_vec());
         cs.apply(&ws).unwrap();
-        let mode = fs::metadata(ws.root().join("run.sh"))
-            .unwrap()
-            .permissions()
-            .mode()
-            & 0o777;
+        let mode = fs::metadata(ws.root().join("run.sh")).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o751);
     }
 
@@ -1038,8 +857,7 @@ mod tests {
         let (_d, ws) = setup();
         write(&ws, "a", "A");
         let mut cs = ChangeSet::new();
-        cs.edit("a", b"A".to_vec(), b"1".to_vec())
-            .edit("./a", b"A".to_vec(), b"2".to_vec());
+        cs.edit("a", b"A".to_vec(), b"1".to_vec()).edit("./a", b"A".to_vec(), b"2".to_vec());
         assert!(matches!(cs.apply(&ws), Err(ApplyError::Invalid(m)) if m.contains("twice")));
         assert_eq!(read(&ws, "a"), "A");
     }
@@ -1050,10 +868,7 @@ mod tests {
         let mut cs = ChangeSet::new();
         cs.create("../escape.txt", b"x".to_vec());
         let err = cs.apply(&ws).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "Path is outside the workspace: ../escape.txt"
-        );
+        assert_eq!(err.to_string(), "Path is outside the workspace: ../escape.txt");
     }
 
     #[test]
@@ -1069,8 +884,7 @@ mod tests {
     #[test]
     fn summaries_and_diffs_are_per_file() {
         let mut cs = ChangeSet::new();
-        cs.edit("a.ts", b"a\nb\n".to_vec(), b"a\nc\nd\n".to_vec())
-            .create("n.ts", b"x\n".to_vec());
+        cs.edit("a.ts", b"a\nb\n".to_vec(), b"a\nc\nd\n".to_vec()).create("n.ts", b"x\n".to_vec());
         let files = cs.files();
         assert_eq!(files[0].change, "modified");
         assert_eq!((files[0].added, files[0].removed), (2, 1));

@@ -71,18 +71,14 @@ impl CustomToolPendingAction {
             let ws = workspace.clone();
             let text = applied_text.clone();
             async move {
-                let report = tokio::task::spawn_blocking(move || cs.apply(&ws))
-                    .await
-                    .map_err(|e| {
-                        ToolError::Failed(format!(
-                            "apply stopped unexpectedly: {e}; nothing was written"
-                        ))
-                    })??;
+                let report = tokio::task::spawn_blocking(move || cs.apply(&ws)).await.map_err(|e| {
+                    ToolError::Failed(format!("apply stopped unexpectedly: {e}; nothing was written"))
+                })??;
                 let mut result = ToolResult::text(text);
                 if !report.warnings.is_empty() {
-                    result.content.push(crate::tool::Content::Text {
-                        text: format!("Warnings: {}", report.warnings.join("; ")),
-                    });
+                    result
+                        .content
+                        .push(crate::tool::Content::Text { text: format!("Warnings: {}", report.warnings.join("; ")) });
                 }
                 Ok(result)
             }
@@ -122,25 +118,16 @@ pub struct CustomToolApi {
 impl CustomToolApi {
     /// The API of a session: pushes go to `store`.
     pub fn new(store: Arc<PendingActionStore>, workspace: Arc<Workspace>) -> Self {
-        Self {
-            store: Some(store),
-            workspace: Some(workspace),
-        }
+        Self { store: Some(store), workspace: Some(workspace) }
     }
 
     /// An API in a runtime without a pending-action store (one-shot commands, tests).
     pub fn without_store(workspace: Option<Arc<Workspace>>) -> Self {
-        Self {
-            store: None,
-            workspace,
-        }
+        Self { store: None, workspace }
     }
 
     /// Puts the action on top of the session's stack and returns its id.
-    pub fn push_pending_action(
-        &self,
-        action: CustomToolPendingAction,
-    ) -> Result<ActionId, ToolError> {
+    pub fn push_pending_action(&self, action: CustomToolPendingAction) -> Result<ActionId, ToolError> {
         let store = self.store.as_ref().ok_or(ToolError::StoreUnavailable)?;
         let scope = CALL_SCOPE.try_with(|s| s.clone()).ok();
         let source = action
@@ -164,11 +151,9 @@ impl CustomToolApi {
 
     /// The workspace this API works in.
     pub fn workspace(&self) -> Result<Arc<Workspace>, ToolError> {
-        self.workspace.clone().ok_or_else(|| {
-            ToolError::Failed(
-                "No workspace is open in this runtime; open a workspace first.".into(),
-            )
-        })
+        self.workspace
+            .clone()
+            .ok_or_else(|| ToolError::Failed("No workspace is open in this runtime; open a workspace first.".into()))
     }
 
     pub fn has_store(&self) -> bool {

@@ -73,13 +73,7 @@ pub fn line_counts(old: &str, new: &str) -> (u32, u32) {
 
 impl FileDiff {
     /// Diffs two versions of a file with `context` lines around each change.
-    pub fn compute(
-        path: &str,
-        old_path: Option<&str>,
-        old: &[u8],
-        new: &[u8],
-        context: usize,
-    ) -> FileDiff {
+    pub fn compute(path: &str, old_path: Option<&str>, old: &[u8], new: &[u8], context: usize) -> FileDiff {
         let mut out = FileDiff {
             path: path.to_string(),
             old_path: old_path.map(str::to_string),
@@ -89,19 +83,12 @@ impl FileDiff {
             removed: 0,
         };
         if is_binary(old) || is_binary(new) {
-            out.summary = Some(format!(
-                "Binary file: {} → {}",
-                human_bytes(old.len()),
-                human_bytes(new.len())
-            ));
+            out.summary = Some(format!("Binary file: {} → {}", human_bytes(old.len()), human_bytes(new.len())));
             return out;
         }
         if old.len() > MAX_DIFF_BYTES || new.len() > MAX_DIFF_BYTES {
-            out.summary = Some(format!(
-                "Large file ({} → {}): diff not shown",
-                human_bytes(old.len()),
-                human_bytes(new.len())
-            ));
+            out.summary =
+                Some(format!("Large file ({} → {}): diff not shown", human_bytes(old.len()), human_bytes(new.len())));
             return out;
         }
         let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
@@ -173,13 +160,9 @@ impl FileDiff {
 /// A unified diff (`--- a/path` / `+++ b/path`) of two texts, or a one-line summary for
 /// binary and very large files.
 pub fn unified(path: &str, old: &[u8], new: &[u8], context: usize) -> String {
-    if is_binary(old) || is_binary(new) || old.len() > MAX_DIFF_BYTES || new.len() > MAX_DIFF_BYTES
-    {
+    if is_binary(old) || is_binary(new) || old.len() > MAX_DIFF_BYTES || new.len() > MAX_DIFF_BYTES {
         let d = FileDiff::compute(path, None, old, new, context);
-        return format!(
-            "--- a/{path}\n+++ b/{path}\n{}\n",
-            d.summary.unwrap_or_default()
-        );
+        return format!("--- a/{path}\n+++ b/{path}\n{}\n", d.summary.unwrap_or_default());
     }
     let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
     TextDiff::from_lines(old.as_ref(), new.as_ref())
@@ -211,47 +194,22 @@ mod tests {
         assert_eq!((d.added, d.removed), (1, 1));
         assert_eq!(d.hunks.len(), 1);
         let h = &d.hunks[0];
-        assert_eq!(
-            (h.old_start, h.old_lines, h.new_start, h.new_lines),
-            (1, 3, 1, 3)
-        );
-        let removed = h
-            .lines
-            .iter()
-            .find(|l| l.kind == LineKind::Removed)
-            .unwrap();
+        assert_eq!((h.old_start, h.old_lines, h.new_start, h.new_lines), (1, 3, 1, 3));
+        let removed = h.lines.iter().find(|l| l.kind == LineKind::Removed).unwrap();
         assert_eq!(removed.text, "let x = foo(1);");
         assert_eq!(removed.old_no, Some(2));
-        let spans: Vec<&str> = removed
-            .emphasis
-            .iter()
-            .map(|&(s, e)| &removed.text[s..e])
-            .collect();
-        assert!(
-            spans.contains(&"foo"),
-            "the changed word is emphasised: {spans:?}"
-        );
+        let spans: Vec<&str> = removed.emphasis.iter().map(|&(s, e)| &removed.text[s..e]).collect();
+        assert!(spans.contains(&"foo"), "the changed word is emphasised: {spans:?}");
         assert!(h.lines.iter().all(|l| !l.text.ends_with('\n')));
     }
 
     #[test]
     fn context_controls_hunk_size() {
         let old: String = (0..40).map(|i| format!("line {i}\n")).collect();
-        let new = old
-            .replace("line 5\n", "LINE 5\n")
-            .replace("line 30\n", "LINE 30\n");
-        assert_eq!(
-            FileDiff::compute("f", None, old.as_bytes(), new.as_bytes(), 3)
-                .hunks
-                .len(),
-            2
-        );
+        let new = old.replace("line 5\n", "LINE 5\n").replace("line 30\n", "LINE 30\n");
+        assert_eq!(FileDiff::compute("f", None, old.as_bytes(), new.as_bytes(), 3).hunks.len(), 2);
         let full = FileDiff::compute("f", None, old.as_bytes(), new.as_bytes(), 1000);
-        assert_eq!(
-            full.hunks.len(),
-            1,
-            "a big context gives one hunk (the expanded file)"
-        );
+        assert_eq!(full.hunks.len(), 1, "a big context gives one hunk (the expanded file)");
         assert_eq!(full.hunks[0].lines.len(), 42);
     }
 

@@ -12,20 +12,14 @@ static ARMED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Makes the next change-set step touching `path` (absolute, canonical) fail once.
 pub fn fail_once_at(path: impl Into<PathBuf>) {
-    ARMED
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(path.into());
+    ARMED.lock().unwrap_or_else(|p| p.into_inner()).push(path.into());
 }
 
 pub(crate) fn check(path: &Path) -> io::Result<()> {
     let mut armed = ARMED.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(pos) = armed.iter().position(|p| p == path) {
         armed.remove(pos);
-        return Err(io::Error::other(format!(
-            "injected fault at {}",
-            path.display()
-        )));
+        return Err(io::Error::other(format!("injected fault at {}", path.display())));
     }
     Ok(())
 }

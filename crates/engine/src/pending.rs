@@ -22,11 +22,9 @@ use crate::tool::{ToolError, ToolResult};
 pub type ActionId = String;
 
 /// Runs when the action is applied; gets the reason verbatim.
-pub type ApplyFn =
-    Box<dyn Fn(String) -> BoxFuture<'static, Result<ToolResult, ToolError>> + Send + Sync>;
+pub type ApplyFn = Box<dyn Fn(String) -> BoxFuture<'static, Result<ToolResult, ToolError>> + Send + Sync>;
 /// Runs when the action is discarded; `Ok(None)` keeps the default discard message.
-pub type RejectFn =
-    Box<dyn Fn(String) -> BoxFuture<'static, Result<Option<ToolResult>, ToolError>> + Send + Sync>;
+pub type RejectFn = Box<dyn Fn(String) -> BoxFuture<'static, Result<Option<ToolResult>, ToolError>> + Send + Sync>;
 
 /// Where an action stands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -154,16 +152,10 @@ impl PendingActionStore {
     /// A store whose ids look like `pa-<tag>-<n>`, the tag making them unlikely to collide
     /// with another session's (a stale window cannot resolve another session's action).
     pub fn new() -> Self {
-        let tag = blake3::hash(
-            format!(
-                "{:?}{:?}",
-                std::time::SystemTime::now(),
-                std::thread::current().id()
-            )
-            .as_bytes(),
-        )
-        .to_hex()[..6]
-            .to_string();
+        let tag =
+            blake3::hash(format!("{:?}{:?}", std::time::SystemTime::now(), std::thread::current().id()).as_bytes())
+                .to_hex()[..6]
+                .to_string();
         Self::with_id_prefix(format!("pa-{tag}-"))
     }
 
@@ -171,11 +163,7 @@ impl PendingActionStore {
     pub fn with_id_prefix(prefix: impl Into<String>) -> Self {
         let (events, _) = broadcast::channel(1024);
         Self {
-            inner: Mutex::new(Inner {
-                stack: Vec::new(),
-                revision: 0,
-                next_id: 1,
-            }),
+            inner: Mutex::new(Inner { stack: Vec::new(), revision: 0, next_id: 1 }),
             id_prefix: prefix.into(),
             events,
         }
@@ -190,10 +178,7 @@ impl PendingActionStore {
     fn publish(&self, inner: &mut Inner, change: StoreChange) {
         inner.revision += 1;
         // No receiver is fine: nobody is watching.
-        let _ = self.events.send(StoreEvent {
-            revision: inner.revision,
-            change,
-        });
+        let _ = self.events.send(StoreEvent { revision: inner.revision, change });
     }
 
     /// Builds an action from its parts and puts it on top. Returns its id.
@@ -210,8 +195,7 @@ impl PendingActionStore {
     ) -> Result<ActionId, ToolError> {
         if label.trim().is_empty() {
             return Err(ToolError::InvalidParams(
-                "A pending action needs a non-empty `label` (a short summary shown in the queue)."
-                    .into(),
+                "A pending action needs a non-empty `label` (a short summary shown in the queue).".into(),
             ));
         }
         let mut inner = self.lock();
@@ -228,10 +212,7 @@ impl PendingActionStore {
             apply,
             reject,
         };
-        inner.stack.push(Entry {
-            action: Arc::new(action),
-            status: ActionStatus::Pending,
-        });
+        inner.stack.push(Entry { action: Arc::new(action), status: ActionStatus::Pending });
         self.publish(&mut inner, StoreChange::Pushed { id: id.clone() });
         Ok(id)
     }
@@ -251,12 +232,7 @@ impl PendingActionStore {
     pub fn pop(&self) -> Option<Arc<PendingAction>> {
         let mut inner = self.lock();
         let entry = inner.stack.pop()?;
-        self.publish(
-            &mut inner,
-            StoreChange::Removed {
-                id: entry.action.id.clone(),
-            },
-        );
+        self.publish(&mut inner, StoreChange::Removed { id: entry.action.id.clone() });
         Some(entry.action)
     }
 
@@ -277,10 +253,7 @@ impl PendingActionStore {
             return false;
         };
         entry.status = status;
-        self.publish(
-            &mut inner,
-            StoreChange::StatusChanged { id: id.to_string() },
-        );
+        self.publish(&mut inner, StoreChange::StatusChanged { id: id.to_string() });
         true
     }
 
@@ -312,20 +285,12 @@ impl PendingActionStore {
 
     /// One action by id, wherever it is in the stack.
     pub fn get(&self, id: &str) -> Option<Arc<PendingAction>> {
-        self.lock()
-            .stack
-            .iter()
-            .find(|e| e.action.id == id)
-            .map(|e| e.action.clone())
+        self.lock().stack.iter().find(|e| e.action.id == id).map(|e| e.action.clone())
     }
 
     /// The snapshot of one action by id.
     pub fn info(&self, id: &str) -> Option<ActionInfo> {
-        self.lock()
-            .stack
-            .iter()
-            .find(|e| e.action.id == id)
-            .map(info)
+        self.lock().stack.iter().find(|e| e.action.id == id).map(info)
     }
 
     /// The revision: 0 for a new store, +1 per change.
@@ -380,11 +345,7 @@ mod tests {
         let first = push(&store, "first");
         let second = push(&store, "second");
         assert_eq!(store.len(), 2);
-        assert_eq!(
-            store.peek().unwrap().id,
-            second,
-            "peek shows the most recent push"
-        );
+        assert_eq!(store.peek().unwrap().id, second, "peek shows the most recent push");
         let labels: Vec<_> = store.list().into_iter().map(|a| a.label).collect();
         assert_eq!(labels, vec!["second", "first"], "list is top first");
         assert_eq!(store.pop().unwrap().id, second);
@@ -400,12 +361,7 @@ mod tests {
         assert_eq!(store.revision(), 0);
         let id = push(&store, "x");
         assert_eq!(store.revision(), 1);
-        assert!(store.set_status(
-            &id,
-            ActionStatus::Failed {
-                error: "boom".into()
-            }
-        ));
+        assert!(store.set_status(&id, ActionStatus::Failed { error: "boom".into() }));
         assert_eq!(store.revision(), 2);
         assert_eq!(store.clear(), 1);
         assert_eq!(store.revision(), 3);
@@ -413,18 +369,9 @@ mod tests {
         assert_eq!(
             events,
             vec![
-                StoreEvent {
-                    revision: 1,
-                    change: StoreChange::Pushed { id: id.clone() }
-                },
-                StoreEvent {
-                    revision: 2,
-                    change: StoreChange::StatusChanged { id }
-                },
-                StoreEvent {
-                    revision: 3,
-                    change: StoreChange::Cleared { count: 1 }
-                },
+                StoreEvent { revision: 1, change: StoreChange::Pushed { id: id.clone() } },
+                StoreEvent { revision: 2, change: StoreChange::StatusChanged { id } },
+                StoreEvent { revision: 3, change: StoreChange::Cleared { count: 1 } },
             ]
         );
     }
@@ -435,10 +382,7 @@ mod tests {
         let a = push(&store, "x");
         store.pop();
         let b = push(&store, "y");
-        assert_ne!(
-            a, b,
-            "an id must never be reused, or a stale expected_id could match"
-        );
+        assert_ne!(a, b, "an id must never be reused, or a stale expected_id could match");
     }
 
     #[test]
@@ -464,13 +408,7 @@ mod tests {
     fn status_is_kept_in_snapshots() {
         let store = PendingActionStore::with_id_prefix("a");
         let id = push(&store, "x");
-        store.set_status(
-            &id,
-            ActionStatus::Stale {
-                files: vec!["a.ts".into()],
-                message: "m".into(),
-            },
-        );
+        store.set_status(&id, ActionStatus::Stale { files: vec!["a.ts".into()], message: "m".into() });
         assert_eq!(store.peek().unwrap().status.as_str(), "stale");
         assert!(!store.set_status("missing", ActionStatus::Pending));
     }

@@ -48,39 +48,25 @@ impl ToolRegistry {
     /// Adds a tool. Refuses a name already taken and a schema that does not compile.
     pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
         let name = tool.name().to_string();
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        {
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
             return Err(RegistryError::InvalidName(name));
         }
         if self.get(&name).is_some() {
             return Err(RegistryError::Conflict(name));
         }
-        let validator = jsonschema::validator_for(&tool.parameters()).map_err(|e| {
-            RegistryError::InvalidSchema {
-                name: name.clone(),
-                message: e.to_string(),
-            }
-        })?;
+        let validator = jsonschema::validator_for(&tool.parameters())
+            .map_err(|e| RegistryError::InvalidSchema { name: name.clone(), message: e.to_string() })?;
         self.entries.push(Entry { tool, validator });
         Ok(())
     }
 
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
-        self.entries
-            .iter()
-            .find(|e| e.tool.name() == name)
-            .map(|e| e.tool.clone())
+        self.entries.iter().find(|e| e.tool.name() == name).map(|e| e.tool.clone())
     }
 
     /// Names in registration order.
     pub fn names(&self) -> Vec<String> {
-        self.entries
-            .iter()
-            .map(|e| e.tool.name().to_string())
-            .collect()
+        self.entries.iter().map(|e| e.tool.name().to_string()).collect()
     }
 
     pub fn specs(&self) -> Vec<ToolSpec> {
@@ -103,10 +89,7 @@ impl ToolRegistry {
             .entries
             .iter()
             .find(|e| e.tool.name() == name)
-            .ok_or_else(|| ToolError::UnknownTool {
-                name: name.to_string(),
-                known: self.names().join(", "),
-            })?;
+            .ok_or_else(|| ToolError::UnknownTool { name: name.to_string(), known: self.names().join(", ") })?;
         let problems: Vec<String> = entry
             .validator
             .iter_errors(params)
@@ -172,11 +155,7 @@ mod tests {
                 "properties": {"pat": {"type": "string", "minLength": 1}}, "required": ["pat"]}}},
                 "required": ["ops"], "additionalProperties": false})
         }
-        async fn execute(
-            &self,
-            _ctx: ToolContext,
-            _params: Value,
-        ) -> Result<ToolResult, ToolError> {
+        async fn execute(&self, _ctx: ToolContext, _params: Value) -> Result<ToolResult, ToolError> {
             Ok(ToolResult::text("ok"))
         }
     }
@@ -186,40 +165,21 @@ mod tests {
         let mut reg = ToolRegistry::new();
         reg.register(Arc::new(Echo("echo"))).unwrap();
         let err = reg.register(Arc::new(Echo("echo"))).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "Tool name \"echo\" conflicts with existing tool"
-        );
-        assert_eq!(
-            reg.names(),
-            vec!["echo"],
-            "the first registration must survive"
-        );
+        assert_eq!(err.to_string(), "Tool name \"echo\" conflicts with existing tool");
+        assert_eq!(reg.names(), vec!["echo"], "the first registration must survive");
     }
 
     #[test]
     fn validation_names_the_bad_field() {
         let mut reg = ToolRegistry::new();
         reg.register(Arc::new(Echo("echo"))).unwrap();
-        let err = reg
-            .validate("echo", &json!({"ops": [{"pat": ""}]}))
-            .unwrap_err();
+        let err = reg.validate("echo", &json!({"ops": [{"pat": ""}]})).unwrap_err();
         let msg = err.to_string();
-        assert!(
-            msg.contains("`ops[0].pat`"),
-            "message should name the field: {msg}"
-        );
+        assert!(msg.contains("`ops[0].pat`"), "message should name the field: {msg}");
         assert_eq!(err.code(), "invalid_params");
-        let err = reg
-            .validate("echo", &json!({"ops": [], "extra": 1}))
-            .unwrap_err();
-        assert!(
-            err.to_string().contains("extra"),
-            "unexpected property should be named: {err}"
-        );
-        assert!(reg
-            .validate("echo", &json!({"ops": [{"pat": "x"}]}))
-            .is_ok());
+        let err = reg.validate("echo", &json!({"ops": [], "extra": 1})).unwrap_err();
+        assert!(err.to_string().contains("extra"), "unexpected property should be named: {err}");
+        assert!(reg.validate("echo", &json!({"ops": [{"pat": "x"}]})).is_ok());
     }
 
     #[test]
@@ -233,9 +193,6 @@ mod tests {
     #[test]
     fn invalid_names_are_refused() {
         let mut reg = ToolRegistry::new();
-        assert!(matches!(
-            reg.register(Arc::new(Echo("a b"))),
-            Err(RegistryError::InvalidName(_))
-        ));
+        assert!(matches!(reg.register(Arc::new(Echo("a b"))), Err(RegistryError::InvalidName(_))));
     }
 }

@@ -60,10 +60,7 @@ pub(crate) struct ResolveTool {
 
 impl ResolveTool {
     pub(crate) fn new(store: Arc<PendingActionStore>) -> Self {
-        Self {
-            store,
-            lock: tokio::sync::Mutex::new(()),
-        }
+        Self { store, lock: tokio::sync::Mutex::new(()) }
     }
 }
 
@@ -97,14 +94,12 @@ impl Tool for ResolveTool {
     }
 
     async fn execute(&self, _ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
-        let params: ResolveParams = serde_json::from_value(params).map_err(|e| {
-            ToolError::InvalidParams(format!("Invalid parameters for `resolve`: {e}."))
-        })?;
+        let params: ResolveParams = serde_json::from_value(params)
+            .map_err(|e| ToolError::InvalidParams(format!("Invalid parameters for `resolve`: {e}.")))?;
         let reason = params.reason.trim().to_string();
         if reason.is_empty() {
             return Err(ToolError::InvalidParams(
-                "`reason` must be a non-empty string: say why you apply or discard this action."
-                    .into(),
+                "`reason` must be a non-empty string: say why you apply or discard this action.".into(),
             ));
         }
         let _one_at_a_time = self.lock.lock().await;
@@ -128,17 +123,13 @@ impl Tool for ResolveTool {
         let details_json = serde_json::to_value(&details).unwrap_or(Value::Null);
         match params.action {
             ResolveAction::Apply => {
-                let outcome = AssertUnwindSafe((top.apply)(reason.clone()))
-                    .catch_unwind()
-                    .await;
+                let outcome = AssertUnwindSafe((top.apply)(reason.clone())).catch_unwind().await;
                 let failure = match outcome {
                     Ok(Ok(result)) if !result.is_error => {
                         self.store.remove(&top.id);
                         let mut result = result;
                         if !result.has_text() {
-                            result.content = vec![Content::Text {
-                                text: format!("Applied: {}.", top.label),
-                            }];
+                            result.content = vec![Content::Text { text: format!("Applied: {}.", top.label) }];
                         }
                         result.details = Some(details_json);
                         return Ok(result);
@@ -148,24 +139,15 @@ impl Tool for ResolveTool {
                     Err(_) => ToolError::Failed("the action's apply panicked".into()),
                 };
                 let (status, message) = match &failure {
-                    ToolError::Stale { files, message } => (
-                        ActionStatus::Stale {
-                            files: files.clone(),
-                            message: message.clone(),
-                        },
-                        message.clone(),
-                    ),
+                    ToolError::Stale { files, message } => {
+                        (ActionStatus::Stale { files: files.clone(), message: message.clone() }, message.clone())
+                    }
                     other => {
                         let message = format!(
                             "Apply failed for \"{}\": {other} The action stays on the stack (status: failed); apply again or discard it.",
                             top.label
                         );
-                        (
-                            ActionStatus::Failed {
-                                error: other.to_string(),
-                            },
-                            message,
-                        )
+                        (ActionStatus::Failed { error: other.to_string() }, message)
                     }
                 };
                 self.store.set_status(&top.id, status);
@@ -184,10 +166,7 @@ impl Tool for ResolveTool {
                 let default_text = format!("Discarded: {}. Reason: {}", top.label, reason);
                 let text = match &top.reject {
                     None => default_text,
-                    Some(reject) => match AssertUnwindSafe(reject(reason.clone()))
-                        .catch_unwind()
-                        .await
-                    {
+                    Some(reject) => match AssertUnwindSafe(reject(reason.clone())).catch_unwind().await {
                         Ok(Ok(Some(result))) if result.has_text() => result.text_content(),
                         Ok(Ok(_)) => default_text,
                         Ok(Err(err)) => {
@@ -244,27 +223,15 @@ mod tests {
 
     #[test]
     fn header_splits_label_at_first_colon_space() {
-        let d = details(
-            ResolveAction::Apply,
-            "AST Edit: 3 replacements in 2 files: ok",
-        );
-        assert_eq!(
-            render_resolve_header(&d, false, ""),
-            "Accept: 3 replacements in 2 files: ok [AST Edit]"
-        );
+        let d = details(ResolveAction::Apply, "AST Edit: 3 replacements in 2 files: ok");
+        assert_eq!(render_resolve_header(&d, false, ""), "Accept: 3 replacements in 2 files: ok [AST Edit]");
         let d = details(ResolveAction::Discard, "rename things");
-        assert_eq!(
-            render_resolve_header(&d, false, ""),
-            "Discard: rename things [ast_edit]"
-        );
+        assert_eq!(render_resolve_header(&d, false, ""), "Discard: rename things [ast_edit]");
     }
 
     #[test]
     fn failed_apply_renders_as_error_not_discard() {
         let d = details(ResolveAction::Apply, "AST Edit: 1 replacement in 1 file");
-        assert_eq!(
-            render_resolve_header(&d, true, "Preview is stale"),
-            "Error: Preview is stale"
-        );
+        assert_eq!(render_resolve_header(&d, true, "Preview is stale"), "Error: Preview is stale");
     }
 }

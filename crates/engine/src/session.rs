@@ -21,8 +21,7 @@ use crate::tool::{Tool, ToolContext, ToolError, ToolResult};
 use crate::workspace::{Workspace, WorkspaceError};
 
 /// Queued for the model after each push during an agent turn (SPEC §7).
-pub const PREVIEW_REMINDER: &str =
-    "This is a preview. Call the resolve tool to apply or discard these changes.";
+pub const PREVIEW_REMINDER: &str = "This is a preview. Call the resolve tool to apply or discard these changes.";
 
 /// A tool call as made: name and parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -173,28 +172,20 @@ impl Session {
 
     /// Every registered tool, hidden ones included (for a person's tool picker).
     pub fn tools(&self) -> Vec<ToolSpec> {
-        self.registry
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .specs()
+        self.registry.read().unwrap_or_else(|p| p.into_inner()).specs()
     }
 
     /// The tools offered to a model now: the visible ones, plus `resolve` while actions are
     /// pending. (Hidden tools other than `resolve` are never offered.)
     pub fn offered_tools(&self) -> Vec<ToolSpec> {
         let pending = self.store.has_pending();
-        self.tools()
-            .into_iter()
-            .filter(|t| !t.hidden || (pending && t.name == RESOLVE_TOOL_NAME))
-            .collect()
+        self.tools().into_iter().filter(|t| !t.hidden || (pending && t.name == RESOLVE_TOOL_NAME)).collect()
     }
 
     /// `Forced { resolve }` while the stack is non-empty, `Auto` otherwise.
     pub fn tool_choice(&self) -> ToolChoice {
         if self.store.has_pending() {
-            ToolChoice::Forced {
-                tool: RESOLVE_TOOL_NAME.to_string(),
-            }
+            ToolChoice::Forced { tool: RESOLVE_TOOL_NAME.to_string() }
         } else {
             ToolChoice::Auto
         }
@@ -218,18 +209,9 @@ impl Session {
     }
 
     /// Like [`call`](Self::call) with a given context (call id, cancellation, progress).
-    pub async fn call_with(
-        &self,
-        actor: Actor,
-        ctx: ToolContext,
-        tool: &str,
-        params: Value,
-    ) -> ToolResult {
+    pub async fn call_with(&self, actor: Actor, ctx: ToolContext, tool: &str, params: Value) -> ToolResult {
         let call_id = ctx.call_id.clone();
-        let call = ToolCall {
-            tool: tool.to_string(),
-            params: params.clone(),
-        };
+        let call = ToolCall { tool: tool.to_string(), params: params.clone() };
         let found = {
             let registry = self.registry.read().unwrap_or_else(|p| p.into_inner());
             registry.validate(tool, &params).map(|_| registry.get(tool))
@@ -239,18 +221,10 @@ impl Session {
             Err(err) => ToolResult::from_error(&err),
             Ok(None) => ToolResult::from_error(&ToolError::UnknownTool {
                 name: tool.to_string(),
-                known: self
-                    .tools()
-                    .into_iter()
-                    .map(|t| t.name)
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                known: self.tools().into_iter().map(|t| t.name).collect::<Vec<_>>().join(", "),
             }),
             Ok(Some(t)) => {
-                let scope = CallScope {
-                    call: call.clone(),
-                    pushed: pushed.clone(),
-                };
+                let scope = CallScope { call: call.clone(), pushed: pushed.clone() };
                 match CALL_SCOPE.scope(scope, t.execute(ctx, params)).await {
                     Ok(r) => r,
                     Err(err) => ToolResult::from_error(&err),
@@ -262,25 +236,19 @@ impl Session {
             let mut reminders = self.reminders.lock().unwrap_or_else(|p| p.into_inner());
             reminders.extend(std::iter::repeat_n(PREVIEW_REMINDER.to_string(), n));
         }
-        self.transcript
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(TranscriptEntry {
-                call_id,
-                actor,
-                call,
-                result: result.clone(),
-                at: Utc::now(),
-            });
+        self.transcript.lock().unwrap_or_else(|p| p.into_inner()).push(TranscriptEntry {
+            call_id,
+            actor,
+            call,
+            result: result.clone(),
+            at: Utc::now(),
+        });
         result
     }
 
     /// Re-runs the tool call that produced a pending action (for "run the preview again").
     pub async fn rerun(&self, actor: Actor, action_id: &str) -> ToolResult {
-        let origin = self
-            .store
-            .info(action_id)
-            .and_then(|a: ActionInfo| a.origin);
+        let origin = self.store.info(action_id).and_then(|a: ActionInfo| a.origin);
         match origin {
             Some(call) => self.call(actor, &call.tool, call.params).await,
             None => ToolResult::from_error(&ToolError::InvalidParams(format!(
@@ -291,10 +259,7 @@ impl Session {
 
     /// Every call so far, oldest first.
     pub fn transcript(&self) -> Vec<TranscriptEntry> {
-        self.transcript
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.transcript.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Resolves so far (applies, discards and failed applies), newest first.
@@ -305,8 +270,7 @@ impl Session {
             .rev()
             .filter(|e| e.call.tool == RESOLVE_TOOL_NAME)
             .filter_map(|e| {
-                let details: ResolveDetails =
-                    serde_json::from_value(e.result.details.clone()?).ok()?;
+                let details: ResolveDetails = serde_json::from_value(e.result.details.clone()?).ok()?;
                 let text = e.result.text_content();
                 Some(HistoryEntry {
                     header: render_resolve_header(&details, e.result.is_error, &text),

@@ -30,10 +30,7 @@ pub struct ToolResult {
 impl ToolResult {
     /// A successful result with one text part.
     pub fn text(text: impl Into<String>) -> Self {
-        Self {
-            content: vec![Content::Text { text: text.into() }],
-            ..Self::default()
-        }
+        Self { content: vec![Content::Text { text: text.into() }], ..Self::default() }
     }
 
     /// A successful result with no content (the caller supplies a default text).
@@ -44,9 +41,7 @@ impl ToolResult {
     /// An error result carrying the error's message and code.
     pub fn from_error(err: &ToolError) -> Self {
         Self {
-            content: vec![Content::Text {
-                text: err.to_string(),
-            }],
+            content: vec![Content::Text { text: err.to_string() }],
             details: None,
             is_error: true,
             error_code: Some(err.code().to_string()),
@@ -90,11 +85,7 @@ pub enum ToolError {
     #[error(
         "The top pending action is {actual} (\"{actual_label}\"), not {expected}: nothing was applied or discarded. Look at the queue again and resolve the action now on top."
     )]
-    IdMismatch {
-        expected: String,
-        actual: String,
-        actual_label: String,
-    },
+    IdMismatch { expected: String, actual: String, actual_label: String },
     #[error("{message}")]
     Stale { files: Vec<String>, message: String },
     #[error("Path is outside the workspace: {0}")]
@@ -153,11 +144,7 @@ pub struct ToolContext {
 
 impl ToolContext {
     pub fn new(call_id: impl Into<String>) -> Self {
-        Self {
-            call_id: call_id.into(),
-            cancel: CancellationToken::new(),
-            progress: None,
-        }
+        Self { call_id: call_id.into(), cancel: CancellationToken::new(), progress: None }
     }
 
     pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
@@ -185,10 +172,7 @@ impl ToolContext {
     /// `Err(Cancelled)` once the call was cancelled.
     pub fn check_cancelled(&self) -> Result<(), ToolError> {
         if self.cancel.is_cancelled() {
-            Err(ToolError::Cancelled(format!(
-                "tool call {} was cancelled; nothing was changed",
-                self.call_id
-            )))
+            Err(ToolError::Cancelled(format!("tool call {} was cancelled; nothing was changed", self.call_id)))
         } else {
             Ok(())
         }
@@ -222,10 +206,7 @@ mod tests {
     fn error_result_carries_message_and_code() {
         let r = ToolResult::from_error(&ToolError::NoPendingAction);
         assert!(r.is_error);
-        assert_eq!(
-            r.text_content(),
-            "No pending action to resolve. Nothing to apply or discard."
-        );
+        assert_eq!(r.text_content(), "No pending action to resolve. Nothing to apply or discard.");
         assert_eq!(r.error_code.as_deref(), Some("no_pending_action"));
     }
 

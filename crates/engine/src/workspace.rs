@@ -28,9 +28,9 @@ impl From<WorkspaceError> for crate::tool::ToolError {
         match e {
             WorkspaceError::Outside(p) => ToolError::OutsideWorkspace(p),
             WorkspaceError::NotFound(p) => ToolError::NotFound(p),
-            other @ (WorkspaceError::NotADirectory(_)
-            | WorkspaceError::SymlinkLoop(_)
-            | WorkspaceError::Io { .. }) => ToolError::Io(other.to_string()),
+            other @ (WorkspaceError::NotADirectory(_) | WorkspaceError::SymlinkLoop(_) | WorkspaceError::Io { .. }) => {
+                ToolError::Io(other.to_string())
+            }
         }
     }
 }
@@ -47,10 +47,7 @@ impl Workspace {
         let shown = root.as_ref().display().to_string();
         let root = root.as_ref().canonicalize().map_err(|e| match e.kind() {
             io::ErrorKind::NotFound => WorkspaceError::NotFound(shown.clone()),
-            _ => WorkspaceError::Io {
-                path: shown.clone(),
-                message: e.to_string(),
-            },
+            _ => WorkspaceError::Io { path: shown.clone(), message: e.to_string() },
         })?;
         if !root.is_dir() {
             return Err(WorkspaceError::NotADirectory(shown));
@@ -98,14 +95,8 @@ impl Workspace {
 
     /// The workspace-relative form (with `/`) of an absolute path inside the workspace.
     pub fn relative(&self, abs: &Path) -> Result<String, WorkspaceError> {
-        let rel = abs
-            .strip_prefix(&self.root)
-            .map_err(|_| WorkspaceError::Outside(abs.display().to_string()))?;
-        Ok(rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/"))
+        let rel = abs.strip_prefix(&self.root).map_err(|_| WorkspaceError::Outside(abs.display().to_string()))?;
+        Ok(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
     }
 
     /// True when `abs` (already canonical) is the root or below it.
@@ -128,11 +119,7 @@ impl Workspace {
         }
         let trimmed = path.trim();
         let p = Path::new(trimmed);
-        let start = if p.is_absolute() {
-            PathBuf::new()
-        } else {
-            self.root.clone()
-        };
+        let start = if p.is_absolute() { PathBuf::new() } else { self.root.clone() };
         let mut out = start;
         for comp in p.components() {
             match comp {
@@ -171,10 +158,7 @@ fn canonicalize_existing_prefix(p: &Path, shown: &str) -> Result<PathBuf, Worksp
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 // A dangling symlink must not let a later create escape: refuse it.
-                if std::fs::symlink_metadata(&existing)
-                    .map(|m| m.file_type().is_symlink())
-                    .unwrap_or(false)
-                {
+                if std::fs::symlink_metadata(&existing).map(|m| m.file_type().is_symlink()).unwrap_or(false) {
                     return Err(WorkspaceError::Outside(shown.to_string()));
                 }
                 let Some(name) = existing.file_name().map(|n| n.to_os_string()) else {
@@ -185,12 +169,7 @@ fn canonicalize_existing_prefix(p: &Path, shown: &str) -> Result<PathBuf, Worksp
                     return Err(WorkspaceError::NotFound(shown.to_string()));
                 }
             }
-            Err(e) => {
-                return Err(WorkspaceError::Io {
-                    path: shown.to_string(),
-                    message: e.to_string(),
-                })
-            }
+            Err(e) => return Err(WorkspaceError::Io { path: shown.to_string(), message: e.to_string() }),
         }
     }
 }
@@ -212,38 +191,22 @@ mod tests {
     fn relative_paths_resolve_inside() {
         let (_d, ws) = ws();
         assert_eq!(ws.resolve("src/a.ts").unwrap(), ws.root().join("src/a.ts"));
-        assert_eq!(
-            ws.resolve("src/../src/./a.ts").unwrap(),
-            ws.root().join("src/a.ts")
-        );
-        assert_eq!(
-            ws.resolve("new/file.ts").unwrap(),
-            ws.root().join("new/file.ts"),
-            "missing paths resolve"
-        );
+        assert_eq!(ws.resolve("src/../src/./a.ts").unwrap(), ws.root().join("src/a.ts"));
+        assert_eq!(ws.resolve("new/file.ts").unwrap(), ws.root().join("new/file.ts"), "missing paths resolve");
         assert_eq!(ws.resolve("").unwrap(), ws.root());
     }
 
     #[test]
     fn parent_escapes_are_refused() {
         let (_d, ws) = ws();
-        assert_eq!(
-            ws.resolve("../x").unwrap_err(),
-            WorkspaceError::Outside("../x".into())
-        );
-        assert_eq!(
-            ws.resolve("src/../../x").unwrap_err().to_string(),
-            "Path is outside the workspace: src/../../x"
-        );
+        assert_eq!(ws.resolve("../x").unwrap_err(), WorkspaceError::Outside("../x".into()));
+        assert_eq!(ws.resolve("src/../../x").unwrap_err().to_string(), "Path is outside the workspace: src/../../x");
     }
 
     #[test]
     fn absolute_paths_outside_are_refused_and_inside_accepted() {
         let (_d, ws) = ws();
-        assert!(matches!(
-            ws.resolve("/etc/passwd"),
-            Err(WorkspaceError::Outside(_))
-        ));
+        assert!(matches!(ws.resolve("/etc/passwd"), Err(WorkspaceError::Outside(_))));
         let inside = ws.root().join("src/a.ts");
         assert_eq!(ws.resolve(inside.to_str().unwrap()).unwrap(), inside);
     }
@@ -254,14 +217,8 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         fs::write(outside.path().join("secret"), "s").unwrap();
         std::os::unix::fs::symlink(outside.path(), ws.root().join("link")).unwrap();
-        assert!(matches!(
-            ws.resolve("link/secret"),
-            Err(WorkspaceError::Outside(_))
-        ));
-        assert!(matches!(
-            ws.resolve("link/new-file"),
-            Err(WorkspaceError::Outside(_))
-        ));
+        assert!(matches!(ws.resolve("link/secret"), Err(WorkspaceError::Outside(_))));
+        assert!(matches!(ws.resolve("link/new-file"), Err(WorkspaceError::Outside(_))));
         // The link entry itself lives inside, so it may be named (renamed, not followed).
         assert_eq!(ws.resolve_entry("link").unwrap(), ws.root().join("link"));
     }
@@ -269,12 +226,8 @@ mod tests {
     #[test]
     fn dangling_symlink_cannot_be_used_to_create_outside() {
         let (_d, ws) = ws();
-        std::os::unix::fs::symlink("/nonexistent-rdesk-target/x", ws.root().join("dangling"))
-            .unwrap();
-        assert!(matches!(
-            ws.resolve("dangling"),
-            Err(WorkspaceError::Outside(_))
-        ));
+        std::os::unix::fs::symlink("/nonexistent-rdesk-target/x", ws.root().join("dangling")).unwrap();
+        assert!(matches!(ws.resolve("dangling"), Err(WorkspaceError::Outside(_))));
     }
 
     #[test]
@@ -282,18 +235,12 @@ mod tests {
         let (_d, ws) = ws();
         std::os::unix::fs::symlink("loop-b", ws.root().join("loop-a")).unwrap();
         std::os::unix::fs::symlink("loop-a", ws.root().join("loop-b")).unwrap();
-        assert_eq!(
-            ws.resolve("loop-a/x").unwrap_err(),
-            WorkspaceError::SymlinkLoop("loop-a/x".into())
-        );
+        assert_eq!(ws.resolve("loop-a/x").unwrap_err(), WorkspaceError::SymlinkLoop("loop-a/x".into()));
     }
 
     #[test]
     fn relative_form_uses_slashes() {
         let (_d, ws) = ws();
-        assert_eq!(
-            ws.relative(&ws.root().join("src/a.ts")).unwrap(),
-            "src/a.ts"
-        );
+        assert_eq!(ws.relative(&ws.root().join("src/a.ts")).unwrap(), "src/a.ts");
     }
 }

@@ -11,30 +11,16 @@ use serde_json::{json, Value};
 
 fn session() -> (tempfile::TempDir, Session) {
     let dir = tempfile::tempdir().unwrap();
-    let s = Session::with_store(
-        dir.path(),
-        ResolvePolicy::Agent,
-        PendingActionStore::with_id_prefix("a"),
-    )
-    .unwrap();
+    let s = Session::with_store(dir.path(), ResolvePolicy::Agent, PendingActionStore::with_id_prefix("a")).unwrap();
     (dir, s)
 }
 
 fn push(s: &Session, label: &str) -> ActionId {
-    s.api()
-        .push_pending_action(CustomToolPendingAction::new(label, |_| async {
-            Ok(ToolResult::empty())
-        }))
-        .unwrap()
+    s.api().push_pending_action(CustomToolPendingAction::new(label, |_| async { Ok(ToolResult::empty()) })).unwrap()
 }
 
 async fn resolve(s: &Session, action: &str, reason: &str) -> ToolResult {
-    s.call(
-        Actor::Agent,
-        "resolve",
-        json!({"action": action, "reason": reason}),
-    )
-    .await
+    s.call(Actor::Agent, "resolve", json!({"action": action, "reason": reason})).await
 }
 
 #[tokio::test]
@@ -42,15 +28,9 @@ async fn resolve_on_empty_stack_fails_with_exact_message() {
     let (_d, s) = session();
     let r = resolve(&s, "apply", "go").await;
     assert!(r.is_error);
-    assert_eq!(
-        r.text_content(),
-        "No pending action to resolve. Nothing to apply or discard."
-    );
+    assert_eq!(r.text_content(), "No pending action to resolve. Nothing to apply or discard.");
     let r = resolve(&s, "discard", "no").await;
-    assert_eq!(
-        r.text_content(),
-        "No pending action to resolve. Nothing to apply or discard."
-    );
+    assert_eq!(r.text_content(), "No pending action to resolve. Nothing to apply or discard.");
 }
 
 #[tokio::test]
@@ -83,11 +63,7 @@ async fn apply_keeps_the_apply_result_content_and_passes_reason_verbatim() {
         .unwrap();
     let r = resolve(&s, "apply", "  ship it  ").await;
     assert_eq!(r.text_content(), "did it because ship it");
-    assert_eq!(
-        *seen.lock().unwrap(),
-        "ship it",
-        "the reason reaches apply (trimmed once, otherwise verbatim)"
-    );
+    assert_eq!(*seen.lock().unwrap(), "ship it", "the reason reaches apply (trimmed once, otherwise verbatim)");
     assert_eq!(r.details.unwrap()["source_tool_name"], "my_tool");
 }
 
@@ -97,10 +73,7 @@ async fn discard_without_reject_uses_the_exact_default() {
     push(&s, "AST Edit: 1 replacement in 1 file");
     let r = resolve(&s, "discard", "wrong scope").await;
     assert!(!r.is_error);
-    assert_eq!(
-        r.text_content(),
-        "Discarded: AST Edit: 1 replacement in 1 file. Reason: wrong scope"
-    );
+    assert_eq!(r.text_content(), "Discarded: AST Edit: 1 replacement in 1 file. Reason: wrong scope");
     assert_eq!(r.details.unwrap()["action"], "discard");
     assert!(!s.store().has_pending());
 }
@@ -111,30 +84,21 @@ async fn discard_with_reject_uses_its_result_and_nothing_keeps_default() {
     let calls = Arc::new(AtomicUsize::new(0));
     let c = calls.clone();
     s.api()
-        .push_pending_action(
-            CustomToolPendingAction::new("quiet", |_| async { Ok(ToolResult::empty()) })
-                .with_reject(move |_| {
-                    c.fetch_add(1, Ordering::SeqCst);
-                    async { Ok(None) }
-                }),
-        )
+        .push_pending_action(CustomToolPendingAction::new("quiet", |_| async { Ok(ToolResult::empty()) }).with_reject(
+            move |_| {
+                c.fetch_add(1, Ordering::SeqCst);
+                async { Ok(None) }
+            },
+        ))
         .unwrap();
     s.api()
         .push_pending_action(
             CustomToolPendingAction::new("loud", |_| async { Ok(ToolResult::empty()) })
-                .with_reject(|reason| async move {
-                    Ok(Some(ToolResult::text(format!("cleaned up ({reason})"))))
-                }),
+                .with_reject(|reason| async move { Ok(Some(ToolResult::text(format!("cleaned up ({reason})")))) }),
         )
         .unwrap();
-    assert_eq!(
-        resolve(&s, "discard", "nope").await.text_content(),
-        "cleaned up (nope)"
-    );
-    assert_eq!(
-        resolve(&s, "discard", "nah").await.text_content(),
-        "Discarded: quiet. Reason: nah"
-    );
+    assert_eq!(resolve(&s, "discard", "nope").await.text_content(), "cleaned up (nope)");
+    assert_eq!(resolve(&s, "discard", "nah").await.text_content(), "Discarded: quiet. Reason: nah");
     assert_eq!(calls.load(Ordering::SeqCst), 1, "reject runs once");
 }
 
@@ -143,14 +107,8 @@ async fn lifo_resolves_most_recent_first() {
     let (_d, s) = session();
     push(&s, "first");
     push(&s, "second");
-    assert_eq!(
-        resolve(&s, "apply", "ok").await.text_content(),
-        "Applied: second."
-    );
-    assert_eq!(
-        resolve(&s, "apply", "ok").await.text_content(),
-        "Applied: first."
-    );
+    assert_eq!(resolve(&s, "apply", "ok").await.text_content(), "Applied: second.");
+    assert_eq!(resolve(&s, "apply", "ok").await.text_content(), "Applied: first.");
 }
 
 #[tokio::test]
@@ -170,38 +128,12 @@ async fn empty_reason_is_refused_and_nothing_happens() {
 async fn malformed_resolve_params_are_refused_naming_the_field() {
     let (_d, s) = session();
     push(&s, "x");
-    let r = s
-        .call(
-            Actor::Agent,
-            "resolve",
-            json!({"action": "yes", "reason": "r"}),
-        )
-        .await;
-    assert!(
-        r.is_error && r.text_content().contains("`action`"),
-        "{}",
-        r.text_content()
-    );
-    let r = s
-        .call(Actor::Agent, "resolve", json!({"action": "apply"}))
-        .await;
-    assert!(
-        r.is_error && r.text_content().contains("reason"),
-        "{}",
-        r.text_content()
-    );
-    let r = s
-        .call(
-            Actor::Agent,
-            "resolve",
-            json!({"action": "apply", "reason": "r", "bogus": 1}),
-        )
-        .await;
-    assert!(
-        r.is_error && r.text_content().contains("bogus"),
-        "{}",
-        r.text_content()
-    );
+    let r = s.call(Actor::Agent, "resolve", json!({"action": "yes", "reason": "r"})).await;
+    assert!(r.is_error && r.text_content().contains("`action`"), "{}", r.text_content());
+    let r = s.call(Actor::Agent, "resolve", json!({"action": "apply"})).await;
+    assert!(r.is_error && r.text_content().contains("reason"), "{}", r.text_content());
+    let r = s.call(Actor::Agent, "resolve", json!({"action": "apply", "reason": "r", "bogus": 1})).await;
+    assert!(r.is_error && r.text_content().contains("bogus"), "{}", r.text_content());
     assert_eq!(s.store().len(), 1);
 }
 
@@ -211,29 +143,13 @@ async fn expected_id_mismatch_changes_nothing() {
     let first = push(&s, "first");
     let second = push(&s, "second");
     let rev = s.store().revision();
-    let r = s
-        .call(
-            Actor::Person,
-            "resolve",
-            json!({"action": "apply", "reason": "r", "expected_id": first}),
-        )
-        .await;
+    let r = s.call(Actor::Person, "resolve", json!({"action": "apply", "reason": "r", "expected_id": first})).await;
     assert!(r.is_error);
     assert_eq!(r.error_code.as_deref(), Some("id_mismatch"));
-    assert!(
-        r.text_content().contains(&second),
-        "names the actual top: {}",
-        r.text_content()
-    );
+    assert!(r.text_content().contains(&second), "names the actual top: {}", r.text_content());
     assert_eq!(s.store().len(), 2);
     assert_eq!(s.store().revision(), rev, "no event for a refused resolve");
-    let r = s
-        .call(
-            Actor::Person,
-            "resolve",
-            json!({"action": "apply", "reason": "r", "expected_id": second}),
-        )
-        .await;
+    let r = s.call(Actor::Person, "resolve", json!({"action": "apply", "reason": "r", "expected_id": second})).await;
     assert!(!r.is_error);
 }
 
@@ -279,19 +195,10 @@ async fn a_double_click_with_expected_id_resolves_once() {
     push(&s, "bottom");
     let top = push(&s, "top");
     let call = |s: Arc<Session>, id: String| async move {
-        s.call(
-            Actor::Person,
-            "resolve",
-            json!({"action": "apply", "reason": "r", "expected_id": id}),
-        )
-        .await
+        s.call(Actor::Person, "resolve", json!({"action": "apply", "reason": "r", "expected_id": id})).await
     };
     let (a, b) = tokio::join!(call(s.clone(), top.clone()), call(s.clone(), top.clone()));
-    assert_eq!(
-        [a.is_error, b.is_error].iter().filter(|e| **e).count(),
-        1,
-        "exactly one of the two clicks fails"
-    );
+    assert_eq!([a.is_error, b.is_error].iter().filter(|e| **e).count(), 1, "exactly one of the two clicks fails");
     assert_eq!(s.store().len(), 1);
     assert_eq!(s.store().peek().unwrap().label, "bottom");
 }
@@ -301,26 +208,15 @@ async fn failing_apply_keeps_the_action_as_failed() {
     let (_d, s) = session();
     let id = s
         .api()
-        .push_pending_action(CustomToolPendingAction::new("boom", |_| async {
-            Err(ToolError::Io("disk full".into()))
-        }))
+        .push_pending_action(CustomToolPendingAction::new("boom", |_| async { Err(ToolError::Io("disk full".into())) }))
         .unwrap();
     let r = resolve(&s, "apply", "r").await;
     assert!(r.is_error);
     assert_eq!(r.error_code.as_deref(), Some("apply_failed"));
-    assert!(
-        r.text_content().contains("disk full"),
-        "{}",
-        r.text_content()
-    );
+    assert!(r.text_content().contains("disk full"), "{}", r.text_content());
     let top = s.store().peek().unwrap();
     assert_eq!(top.id, id, "the action stays on the stack");
-    assert_eq!(
-        top.status,
-        ActionStatus::Failed {
-            error: "disk full".into()
-        }
-    );
+    assert_eq!(top.status, ActionStatus::Failed { error: "disk full".into() });
     assert_eq!(r.details.unwrap()["action_id"], json!(id));
 }
 
@@ -328,9 +224,7 @@ async fn failing_apply_keeps_the_action_as_failed() {
 async fn panicking_apply_is_a_failed_apply() {
     let (_d, s) = session();
     s.api()
-        .push_pending_action(CustomToolPendingAction::new("panics", |_| async {
-            panic!("bug in a custom tool")
-        }))
+        .push_pending_action(CustomToolPendingAction::new("panics", |_| async { panic!("bug in a custom tool") }))
         .unwrap();
     let r = resolve(&s, "apply", "r").await;
     assert!(r.is_error);
@@ -355,19 +249,12 @@ async fn stale_change_set_is_refused_and_marked_stale() {
     let r = resolve(&s, "apply", "r").await;
     assert!(r.is_error);
     assert_eq!(r.error_code.as_deref(), Some("stale"));
-    assert!(
-        r.text_content().contains("a.txt (content changed)"),
-        "{}",
-        r.text_content()
-    );
+    assert!(r.text_content().contains("a.txt (content changed)"), "{}", r.text_content());
     match s.store().peek().unwrap().status {
         ActionStatus::Stale { files, .. } => assert_eq!(files, vec!["a.txt"]),
         other => panic!("expected stale, got {other:?}"),
     }
-    assert_eq!(
-        std::fs::read_to_string(d.path().join("a.txt")).unwrap(),
-        "someone else\n"
-    );
+    assert_eq!(std::fs::read_to_string(d.path().join("a.txt")).unwrap(), "someone else\n");
     // Discarding a stale action still works.
     assert!(!resolve(&s, "discard", "outdated").await.is_error);
 }
@@ -387,28 +274,16 @@ async fn change_set_action_applies_and_reports_text() {
         ))
         .unwrap();
     assert!(s.store().peek().unwrap().has_change_set);
-    assert_eq!(
-        resolve(&s, "apply", "r").await.text_content(),
-        "Wrote 1 file."
-    );
-    assert_eq!(
-        std::fs::read_to_string(d.path().join("a.txt")).unwrap(),
-        "ONE\n"
-    );
+    assert_eq!(resolve(&s, "apply", "r").await.text_content(), "Wrote 1 file.");
+    assert_eq!(std::fs::read_to_string(d.path().join("a.txt")).unwrap(), "ONE\n");
 }
 
 #[test]
 fn push_without_a_store_fails_with_exact_message() {
     let api = CustomToolApi::without_store(None);
-    let err = api
-        .push_pending_action(CustomToolPendingAction::new("x", |_| async {
-            Ok(ToolResult::empty())
-        }))
-        .unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "Pending action store unavailable for custom tools in this runtime."
-    );
+    let err =
+        api.push_pending_action(CustomToolPendingAction::new("x", |_| async { Ok(ToolResult::empty()) })).unwrap_err();
+    assert_eq!(err.to_string(), "Pending action store unavailable for custom tools in this runtime.");
 }
 
 #[test]
@@ -436,10 +311,9 @@ impl Tool for Named {
     }
     async fn execute(&self, _ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
         let n = params["n"].as_u64().unwrap_or(1);
-        self.1.push_pending_action(CustomToolPendingAction::new(
-            format!("Named: {n}"),
-            |_| async { Ok(ToolResult::empty()) },
-        ))?;
+        self.1.push_pending_action(CustomToolPendingAction::new(format!("Named: {n}"), |_| async {
+            Ok(ToolResult::empty())
+        }))?;
         Ok(ToolResult::text("previewed"))
     }
 }
@@ -447,49 +321,23 @@ impl Tool for Named {
 #[test]
 fn tool_name_conflicts_are_refused() {
     let (_d, s) = session();
-    let err = s
-        .load(|api| vec![Arc::new(Named("resolve", api.clone())) as Arc<dyn Tool>])
-        .unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "Tool name \"resolve\" conflicts with existing tool"
-    );
-    s.load(|api| vec![Arc::new(Named("mine", api.clone())) as Arc<dyn Tool>])
-        .unwrap();
-    let err = s
-        .load(|api| vec![Arc::new(Named("mine", api.clone())) as Arc<dyn Tool>])
-        .unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "Tool name \"mine\" conflicts with existing tool"
-    );
+    let err = s.load(|api| vec![Arc::new(Named("resolve", api.clone())) as Arc<dyn Tool>]).unwrap_err();
+    assert_eq!(err.to_string(), "Tool name \"resolve\" conflicts with existing tool");
+    s.load(|api| vec![Arc::new(Named("mine", api.clone())) as Arc<dyn Tool>]).unwrap();
+    let err = s.load(|api| vec![Arc::new(Named("mine", api.clone())) as Arc<dyn Tool>]).unwrap_err();
+    assert_eq!(err.to_string(), "Tool name \"mine\" conflicts with existing tool");
 }
 
 #[tokio::test]
 async fn tool_choice_is_forced_to_resolve_only_while_pending() {
     let (_d, s) = session();
-    s.load(|api| vec![Arc::new(Named("mine", api.clone())) as Arc<dyn Tool>])
-        .unwrap();
+    s.load(|api| vec![Arc::new(Named("mine", api.clone())) as Arc<dyn Tool>]).unwrap();
     assert_eq!(s.tool_choice(), ToolChoice::Auto);
-    let names = |s: &Session| {
-        s.offered_tools()
-            .into_iter()
-            .map(|t| t.name)
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(
-        names(&s),
-        vec!["mine"],
-        "resolve is hidden while nothing is pending"
-    );
+    let names = |s: &Session| s.offered_tools().into_iter().map(|t| t.name).collect::<Vec<_>>();
+    assert_eq!(names(&s), vec!["mine"], "resolve is hidden while nothing is pending");
     let r = s.call(Actor::Agent, "mine", json!({"n": 2})).await;
     assert!(!r.is_error, "{r:?}");
-    assert_eq!(
-        s.tool_choice(),
-        ToolChoice::Forced {
-            tool: "resolve".into()
-        }
-    );
+    assert_eq!(s.tool_choice(), ToolChoice::Forced { tool: "resolve".into() });
     assert_eq!(names(&s), vec!["resolve", "mine"]);
     assert_eq!(s.take_reminders(), vec![PREVIEW_REMINDER.to_string()]);
     assert!(s.take_reminders().is_empty(), "reminders are taken once");
@@ -501,21 +349,11 @@ async fn tool_choice_is_forced_to_resolve_only_while_pending() {
 #[tokio::test]
 async fn pushes_remember_their_tool_call_and_can_be_rerun() {
     let (_d, s) = session();
-    s.load(|api| vec![Arc::new(Named("mine", api.clone())) as Arc<dyn Tool>])
-        .unwrap();
+    s.load(|api| vec![Arc::new(Named("mine", api.clone())) as Arc<dyn Tool>]).unwrap();
     s.call(Actor::Person, "mine", json!({"n": 3})).await;
     let top = s.store().peek().unwrap();
-    assert_eq!(
-        top.origin,
-        Some(ToolCall {
-            tool: "mine".into(),
-            params: json!({"n": 3})
-        })
-    );
-    assert!(
-        s.take_reminders().is_empty(),
-        "a person's call queues no model reminder"
-    );
+    assert_eq!(top.origin, Some(ToolCall { tool: "mine".into(), params: json!({"n": 3}) }));
+    assert!(s.take_reminders().is_empty(), "a person's call queues no model reminder");
     let r = s.rerun(Actor::Person, &top.id).await;
     assert!(!r.is_error);
     assert_eq!(s.store().len(), 2);
@@ -524,17 +362,13 @@ async fn pushes_remember_their_tool_call_and_can_be_rerun() {
 #[tokio::test]
 async fn invalid_params_never_reach_the_tool() {
     let (_d, s) = session();
-    s.load(|api| vec![Arc::new(Named("mine", api.clone())) as Arc<dyn Tool>])
-        .unwrap();
+    s.load(|api| vec![Arc::new(Named("mine", api.clone())) as Arc<dyn Tool>]).unwrap();
     let r = s.call(Actor::Agent, "mine", json!({"n": 0})).await;
     assert!(r.is_error);
     assert!(r.text_content().contains("`n`"), "{}", r.text_content());
     assert_eq!(s.store().len(), 0);
     let r = s.call(Actor::Agent, "nope", json!({})).await;
-    assert_eq!(
-        r.text_content(),
-        "Unknown tool `nope`. Known tools: resolve, mine."
-    );
+    assert_eq!(r.text_content(), "Unknown tool `nope`. Known tools: resolve, mine.");
 }
 
 #[tokio::test]
@@ -553,11 +387,7 @@ async fn history_renders_accept_discard_and_errors_newest_first() {
     let h: Vec<String> = s.history().into_iter().map(|e| e.header).collect();
     assert_eq!(h[1], "Discard: 2 files [Batch rename]");
     assert_eq!(h[2], "Accept: 1 replacement in 1 file [AST Edit]");
-    assert!(
-        h[0].starts_with("Error: Apply failed for \"Fail: x\""),
-        "{}",
-        h[0]
-    );
+    assert!(h[0].starts_with("Error: Apply failed for \"Fail: x\""), "{}", h[0]);
 }
 
 #[tokio::test]
