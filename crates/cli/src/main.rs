@@ -1,1 +1,154 @@
-fn main() {}
+//! `rdesk`: Resolve Desk without a window.
+//!
+//! - `rdesk run SCRIPT --workspace DIR` replays a JSON Lines script of tool calls against a
+//!   fresh session on DIR, printing one JSON line per step (see `rdesk run --help`).
+//!
+//! Exit codes: 0 when the script ran to its end (tool errors are reported in-band);
+//! 2 for bad input (a malformed script line, a missing workspace, bad arguments);
+//! 1 for anything else (an I/O error writing the output).
+
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use resolve_engine::{Actor, PendingActionStore, ResolvePolicy, Session};
+
+mod builtin;
+
+#[derive(Parser)]
+#[command(name = "rdesk", version, about = "Resolve Desk, headless: preview far-reaching changes, then apply or discard them.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a JSON Lines script of tool calls against a fresh session.
+    #[command(long_about = RUN_HELP)]
+    Run {
+        /// The script file, or `-` for standard input.
+        script: String,
+        /// The workspace folder the session works in (every path a tool touches stays inside it).
+        #[arg(long, short = 'w')]
+        workspace: PathBuf,
+    },
+    /// List the tools a session offers (name, label, hidden, description).
+    Tools,
+}
+
+const RUN_HELP: &str = "\
+Run a JSON Lines script of tool calls against a fresh session on --workspace.
+
+Script format: one call per line, `{\"tool\": NAME, \"params\": {...}}`; `params` may be
+omitted (it is then {}). Blank lines and lines starting with `#` are skipped. SCRIPT may be
+`-` to read standard input (lines run as they arrive).
+
+Tools: resolve (apply or discard the top pending action), plus every built-in tool
+(`rdesk tools` lists them).
+
+Output: after each step, exactly one JSON line:
+  {\"step\": N, \"tool\": NAME, \"is_error\": BOOL, \"text\": TEXT, \"details\": JSON or null,
+   \"pending\": [{\"id\": ID, \"label\": LABEL, \"source_tool_name\": NAME, \"status\": STATUS}]}
+where `pending` is the pending-action stack after the step, top first, and STATUS is
+pending, stale or failed. Action ids are pa-1, pa-2, ... in push order.
+
+Tool errors (an unknown tool, bad parameters, a stale preview, an empty stack) are reported
+in-band with is_error true, and the run goes on.
+
+Exit status: 0 when every line ran; 2 when a line is malformed (the run stops there; stderr
+names the line number and the problem) or the workspace cannot be opened; 1 on an output
+error. Nothing is ever applied implicitly: actions still pending at the end are dropped
+unapplied.
+
+Example:
+  printf '%s\\n' '{\"tool\":\"resolve\",\"params\":{\"action\":\"apply\",\"reason\":\"ok\"}}' \\
+    | rdesk run - --workspace .
+  {\"step\":1,\"tool\":\"resolve\",\"is_error\":true,\"text\":\"No pending action to resolve. Nothing to apply or discard.\",\"details\":null,\"pending\":[]}";
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("rdesk: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match cli.command {
+        Command::Run { script, workspace } => runtime.block_on(run(&script, &workspace)),
+        Command::Tools => list_tools(),
+    }
+}
+
+fn open_session(workspace: &std::path::Path) -> Result<Session, String> {
+    let session = Session::with_store(workspace, ResolvePolicy::Agent, PendingActionStore::with_id_prefix("pa-"))
+        .map_err(|e| format!("cannot open workspace {}: {e}", workspace.display()))?;
+    builtin::load(&session).map_err(|e| format!("cannot load the built-in tools: {e}"))?;
+    Ok(session)
+}
+
+async fn run(script: &str, workspace: &std::path::Path) -> ExitCode {
+    let session = match open_session(workspace) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("rdesk: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let reader: Box<dyn BufRead> = if script == "-" {
+        Box::new(BufReader::new(io::stdin()))
+    } else {
+        match std::fs::File::open(script) {
+            Ok(f) => Box::new(BufReader::new(f)),
+            Err(e) => {
+                eprintln!("rdesk: cannot read script {script}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let mut out = io::stdout().lock();
+    let mut write_error = None;
+    let result = resolve_agent::run_script(&session, Actor::Script, reader, |report| {
+        if write_error.is_some() {
+            return;
+        }
+        let line = serde_json::to_string(report).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+        if let Err(e) = writeln!(out, "{line}").and_then(|_| out.flush()) {
+            write_error = Some(e);
+        }
+    })
+    .await;
+    if let Some(e) = write_error {
+        eprintln!("rdesk: cannot write the output: {e}");
+        return ExitCode::from(1);
+    }
+    match result {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e @ resolve_agent::ScriptError::Malformed { .. }) => {
+            eprintln!("rdesk: {script}: {e}; the run stopped here (earlier steps ran).");
+            ExitCode::from(2)
+        }
+        Err(e) => {
+            eprintln!("rdesk: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn list_tools() -> ExitCode {
+    let dir = std::env::temp_dir();
+    let session = match open_session(&dir) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("rdesk: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    for t in session.tools() {
+        let hidden = if t.hidden { " (hidden: offered only while an action is pending)" } else { "" };
+        println!("{} — {}{}\n    {}", t.name, t.label, hidden, t.description);
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,190 @@
+//! The JSON Lines script format and its runner.
+//!
+//! A script is one tool call per line: `{"tool": NAME, "params": {...}}`. Blank lines and
+//! lines starting with `#` are skipped; `params` may be omitted (it is then `{}`). After
+//! each step the runner reports a [`StepReport`]: the result and the pending stack after the
+//! step, top first. Tool errors are reported in-band and the run goes on; a malformed line
+//! stops the run with [`ScriptError::Malformed`] naming the line number.
+
+use std::io::BufRead;
+
+use resolve_engine::{Actor, Session};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One parsed line.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptLine {
+    pub tool: String,
+    #[serde(default = "empty_object")]
+    pub params: Value,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+/// Why a script stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("line {line}: {message}")]
+    Malformed { line: usize, message: String },
+    #[error("could not read the script: {0}")]
+    Read(#[from] std::io::Error),
+}
+
+/// One entry of the pending stack as scripts see it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PendingSummary {
+    pub id: String,
+    pub label: String,
+    pub source_tool_name: String,
+    pub status: String,
+}
+
+/// What a step printed: field order is the documented output format.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepReport {
+    pub step: usize,
+    pub tool: String,
+    pub is_error: bool,
+    pub text: String,
+    pub details: Option<Value>,
+    pub pending: Vec<PendingSummary>,
+}
+
+/// Parses line `line_no` (1-based); `Ok(None)` for blank and comment lines.
+pub fn parse_line(line_no: usize, text: &str) -> Result<Option<ScriptLine>, ScriptError> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() || trimmed.starts_with('#') {
+        return Ok(None);
+    }
+    let malformed = |message: String| ScriptError::Malformed { line: line_no, message };
+    let value: Value = serde_json::from_str(trimmed).map_err(|e| malformed(format!("not valid JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(malformed(format!(
+            "expected an object like {{\"tool\": \"resolve\", \"params\": {{...}}}}, got {}",
+            kind_of(&value)
+        )));
+    }
+    let line: ScriptLine = serde_json::from_value(value).map_err(|e| malformed(format!("{e}")))?;
+    if line.tool.trim().is_empty() {
+        return Err(malformed("`tool` must be a non-empty tool name".into()));
+    }
+    if !line.params.is_object() {
+        return Err(malformed(format!("`params` must be an object, got {}", kind_of(&line.params))));
+    }
+    Ok(Some(line))
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Runs one call and reports it with the stack after it.
+pub async fn run_step(session: &Session, actor: Actor, step: usize, line: &ScriptLine) -> StepReport {
+    let result = session.call(actor, &line.tool, line.params.clone()).await;
+    StepReport {
+        step,
+        tool: line.tool.clone(),
+        is_error: result.is_error,
+        text: result.text_content(),
+        details: result.details,
+        pending: pending(session),
+    }
+}
+
+/// The stack, top first, as scripts see it.
+pub fn pending(session: &Session) -> Vec<PendingSummary> {
+    session
+        .store()
+        .list()
+        .into_iter()
+        .map(|a| PendingSummary {
+            id: a.id,
+            label: a.label,
+            source_tool_name: a.source_tool_name,
+            status: a.status.as_str().to_string(),
+        })
+        .collect()
+}
+
+/// Runs every line of `script` in order, calling `on_step` after each step. Returns the
+/// number of steps run. Lines are read one at a time, so a script can be streamed.
+pub async fn run_script<R: BufRead>(
+    session: &Session,
+    actor: Actor,
+    script: R,
+    mut on_step: impl FnMut(&StepReport),
+) -> Result<usize, ScriptError> {
+    let mut step = 0;
+    for (i, line) in script.lines().enumerate() {
+        let line = line?;
+        let Some(parsed) = parse_line(i + 1, &line)? else { continue };
+        step += 1;
+        let report = run_step(session, actor, step, &parsed).await;
+        on_step(&report);
+    }
+    Ok(step)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use resolve_engine::{CustomToolPendingAction, PendingActionStore, ResolvePolicy, ToolResult};
+    use serde_json::json;
+
+    #[test]
+    fn blank_and_comment_lines_are_skipped() {
+        assert_eq!(parse_line(1, "   ").unwrap(), None);
+        assert_eq!(parse_line(1, "# a comment").unwrap(), None);
+        let l = parse_line(1, r#"{"tool": "resolve"}"#).unwrap().unwrap();
+        assert_eq!(l.params, json!({}), "missing params means {{}}");
+    }
+
+    #[test]
+    fn malformed_lines_name_the_line_and_the_problem() {
+        let err = parse_line(7, "{nope").unwrap_err();
+        assert!(err.to_string().starts_with("line 7: not valid JSON"), "{err}");
+        let err = parse_line(3, "[1]").unwrap_err();
+        assert!(err.to_string().contains("expected an object"), "{err}");
+        let err = parse_line(2, r#"{"tool": "x", "params": 3}"#).unwrap_err();
+        assert_eq!(err.to_string(), "line 2: `params` must be an object, got a number");
+        let err = parse_line(2, r#"{"tool": "x", "parms": {}}"#).unwrap_err();
+        assert!(err.to_string().contains("parms"), "{err}");
+        let err = parse_line(4, r#"{"params": {}}"#).unwrap_err();
+        assert!(err.to_string().contains("tool"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn steps_report_result_and_stack_top_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Session::with_store(dir.path(), ResolvePolicy::Agent, PendingActionStore::with_id_prefix("pa-")).unwrap();
+        for label in ["one", "two"] {
+            s.api()
+                .push_pending_action(CustomToolPendingAction::new(label, |_| async { Ok(ToolResult::empty()) }))
+                .unwrap();
+        }
+        let script = "# apply the top\n{\"tool\":\"resolve\",\"params\":{\"action\":\"apply\",\"reason\":\"ok\"}}\n\n{\"tool\":\"nope\"}\n";
+        let mut reports = Vec::new();
+        let n = run_script(&s, Actor::Script, script.as_bytes(), |r| reports.push(r.clone())).await.unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(reports[0].step, 1);
+        assert_eq!(reports[0].text, "Applied: two.");
+        assert_eq!(reports[0].pending.len(), 1);
+        assert_eq!(reports[0].pending[0].label, "one");
+        assert_eq!(reports[0].pending[0].status, "pending");
+        assert!(reports[1].is_error);
+        assert!(reports[1].text.contains("Known tools: resolve"), "{}", reports[1].text);
+        let line = serde_json::to_string(&reports[0]).unwrap();
+        assert!(line.starts_with(r#"{"step":1,"tool":"resolve","is_error":false,"text":"Applied: two.","details":{"#), "{line}");
+    }
+}

@@ -1,0 +1,9 @@
+//! The built-in tools every `rdesk` session has (besides `resolve`, which the engine adds).
+
+use resolve_engine::{RegistryError, Session};
+
+/// Loads the built-in tools into `session`.
+pub fn load(session: &Session) -> Result<(), RegistryError> {
+    let _ = session;
+    Ok(())
+}

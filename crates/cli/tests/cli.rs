@@ -1,0 +1,84 @@
+//! Runs the real `rdesk` binary against real temp dirs.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn rdesk(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rdesk"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rdesk starts");
+    if let Some(input) = stdin {
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    } else {
+        drop(child.stdin.take());
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn lines(out: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("each line is JSON")).collect()
+}
+
+#[test]
+fn run_reads_stdin_and_prints_one_json_line_per_step() {
+    let ws = tempfile::tempdir().unwrap();
+    let script = "# comment\n\n{\"tool\":\"resolve\",\"params\":{\"action\":\"apply\",\"reason\":\"ok\"}}\n{\"tool\":\"nope\",\"params\":{}}\n";
+    let out = rdesk(&["run", "-", "--workspace", ws.path().to_str().unwrap()], Some(script));
+    assert!(out.status.success(), "exit 0 even with in-band errors: {out:?}");
+    let steps = lines(&out);
+    assert_eq!(steps.len(), 2);
+    let keys: Vec<&str> = steps[0].as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    assert_eq!(keys.len(), 6);
+    let raw = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        raw.starts_with(r#"{"step":1,"tool":"resolve","is_error":true,"text":"No pending action to resolve. Nothing to apply or discard.","details":null,"pending":[]}"#),
+        "exact format and field order: {raw}"
+    );
+    assert_eq!(steps[1]["is_error"], true);
+    assert!(steps[1]["text"].as_str().unwrap().starts_with("Unknown tool `nope`. Known tools: resolve"));
+}
+
+#[test]
+fn run_reads_a_script_file() {
+    let ws = tempfile::tempdir().unwrap();
+    let script = ws.path().join("s.jsonl");
+    std::fs::write(&script, "{\"tool\":\"resolve\",\"params\":{\"action\":\"discard\",\"reason\":\"x\"}}\n").unwrap();
+    let out = rdesk(&["run", script.to_str().unwrap(), "-w", ws.path().to_str().unwrap()], None);
+    assert!(out.status.success());
+    assert_eq!(lines(&out).len(), 1);
+}
+
+#[test]
+fn malformed_line_stops_with_exit_2_naming_the_line() {
+    let ws = tempfile::tempdir().unwrap();
+    let script = "{\"tool\":\"resolve\",\"params\":{\"action\":\"apply\",\"reason\":\"ok\"}}\n\n{broken\n{\"tool\":\"resolve\",\"params\":{}}\n";
+    let out = rdesk(&["run", "-", "--workspace", ws.path().to_str().unwrap()], Some(script));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(lines(&out).len(), 1, "the steps before the bad line ran and were printed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 3: not valid JSON"), "stderr names the line: {err}");
+}
+
+#[test]
+fn missing_workspace_is_exit_2_with_a_clear_message() {
+    let out = rdesk(&["run", "-", "--workspace", "/nonexistent/rdesk-ws"], Some(""));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/nonexistent/rdesk-ws"), "{err}");
+}
+
+#[test]
+fn help_documents_the_format() {
+    let out = rdesk(&["run", "--help"], None);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for needle in ["\"pending\"", "Exit status", "`-`", "top first"] {
+        assert!(help.contains(needle), "help mentions {needle}");
+    }
+}
