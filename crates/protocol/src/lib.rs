@@ -1,1 +1,52 @@
-//! resolve-protocol
+//! resolve-protocol — the wire types between the desktop shell and its web UI.
+//!
+//! Why this crate exists: the UI is a view of the engine's session, and the
+//! only thing the two share is data crossing Tauri's IPC. Keeping those types
+//! here (and nowhere else) gives one place to change the contract, and lets
+//! the TypeScript side be *generated* from them with `ts-rs` instead of being
+//! written twice. The generated file is committed at
+//! `ui/src/ipc/generated/protocol.ts`; `cargo test -p resolve-protocol` fails
+//! when it drifts (regenerate with `RD_UPDATE_TS=1 cargo test -p resolve-protocol`).
+//!
+//! Conventions, all enforced by serde attributes:
+//! - fields are `camelCase` on the wire;
+//! - enums with data are tagged `{"kind": "...", ...}`; plain enums are
+//!   `camelCase` strings;
+//! - `u64` counters and unix-millisecond times are TypeScript `number`;
+//! - optional values are `null`, never absent;
+//! - free JSON (tool parameters, JSON Schemas, tool details) is
+//!   `serde_json::Value`, TypeScript `unknown`.
+//!
+//! The committed JSON files in `crates/protocol/fixtures/` are read by the
+//! tests here *and* by the UI's contract tests, so both sides agree on them.
+//!
+//! This crate depends on serde, serde_json and ts-rs only: it knows nothing of
+//! the engine or of Tauri. The shell converts engine types into these.
+//!
+//! Modules (one concept each):
+//! - [`ipc`] — command and event names, `IpcError { code, message }`;
+//! - [`session`] — the open workspace ([`SessionInfo`]);
+//! - [`queue`] — the pending-action stack as the UI sees it;
+//! - [`diff`] — per-file diffs of a change-set action and rename tables;
+//! - [`resolve`] — apply/discard outcomes and the decision history;
+//! - [`tool`] — tool catalogue, tool runs, progress, scripts;
+//! - [`typescript`] — the generated TypeScript text.
+
+pub mod diff;
+pub mod ipc;
+pub mod queue;
+pub mod resolve;
+pub mod session;
+pub mod tool;
+pub mod typescript;
+
+pub use diff::{
+    DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, Hunk, RenameRow, RenameStatus,
+};
+pub use ipc::{IpcError, IpcErrorCode, QueueChanged};
+pub use queue::{
+    ActionCounts, ActionKind, ActionStatus, ActionSummary, QueueSnapshot, ToolCallInfo,
+};
+pub use resolve::{HistoryEntry, ResolveChoice, ResolveDetails, ResolveOutcome};
+pub use session::{Policy, SessionInfo};
+pub use tool::{ScriptStep, ToolInfo, ToolProgress, ToolRunOutcome};

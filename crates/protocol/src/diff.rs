@@ -1,0 +1,97 @@
+//! Files of a change-set action, one file's diff, and rename tables.
+//!
+//! Paths are workspace-relative with `/` separators. Line numbers are 1-based.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// One row of `get_action_files`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FileEntry {
+    pub path: String,
+    /// Set for renamed files.
+    pub old_path: Option<String>,
+    pub change: FileChange,
+    pub binary: bool,
+    pub too_large: bool,
+    pub added: u32,
+    pub removed: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum FileChange {
+    Modified,
+    Added,
+    Deleted,
+    Renamed,
+}
+
+/// Returned by `get_file_diff`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FileDiff {
+    pub path: String,
+    pub old_path: Option<String>,
+    /// A highlight.js language name guessed from the extension, if any.
+    pub language: Option<String>,
+    /// Set instead of hunks for binary or too-large files.
+    pub summary: Option<String>,
+    pub hunks: Vec<Hunk>,
+    pub added: u32,
+    pub removed: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Hunk {
+    pub old_start: u32,
+    pub old_lines: u32,
+    pub new_start: u32,
+    pub new_lines: u32,
+    pub lines: Vec<DiffLine>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffLine {
+    pub kind: DiffLineKind,
+    /// Line number in the old file; `null` for added lines.
+    pub old_no: Option<u32>,
+    /// Line number in the new file; `null` for removed lines.
+    pub new_no: Option<u32>,
+    /// The line without its trailing newline.
+    pub text: String,
+    /// Half-open `[start, end)` ranges, in UTF-16 code units of `text`, that
+    /// changed at word level. Empty for context lines.
+    pub emphasis: Vec<(u32, u32)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum DiffLineKind {
+    Context,
+    Added,
+    Removed,
+}
+
+/// One row of `get_action_renames`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RenameRow {
+    pub from: String,
+    pub to: String,
+    pub status: RenameStatus,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum RenameStatus {
+    /// Will be renamed.
+    Rename,
+    /// The pattern matched but the name would not change.
+    Unchanged,
+    /// Directories are not renamed.
+    DirectorySkipped,
+}

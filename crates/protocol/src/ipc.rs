@@ -1,0 +1,180 @@
+//! The IPC surface: command and event names, and the error every command
+//! returns on failure.
+//!
+//! Every Tauri command returns `Result<T, IpcError>`. The UI branches on
+//! [`IpcError::code`], never on the message text, which is for people.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// Names of the Tauri commands the UI invokes (snake_case, `verb_noun`).
+/// Argument keys are camelCase, as Tauri v2 expects from JavaScript.
+pub mod commands {
+    /// `() -> SessionInfo`
+    pub const GET_SESSION: &str = "get_session";
+    /// `() -> QueueSnapshot`
+    pub const LIST_ACTIONS: &str = "list_actions";
+    /// `{ actionId } -> FileEntry[]`
+    pub const GET_ACTION_FILES: &str = "get_action_files";
+    /// `{ actionId, path, context: number | null } -> FileDiff`
+    pub const GET_FILE_DIFF: &str = "get_file_diff";
+    /// `{ actionId } -> RenameRow[]`
+    pub const GET_ACTION_RENAMES: &str = "get_action_renames";
+    /// `{ action: "apply" | "discard", reason, expectedId } -> ResolveOutcome`
+    pub const RESOLVE_ACTION: &str = "resolve_action";
+    /// `() -> HistoryEntry[]`, newest first
+    pub const LIST_HISTORY: &str = "list_history";
+    /// `() -> ToolInfo[]`
+    pub const LIST_TOOLS: &str = "list_tools";
+    /// `{ name, params } -> ToolRunOutcome`; emits `tool-progress` while it runs
+    pub const RUN_TOOL: &str = "run_tool";
+    /// `{ actionId } -> ToolRunOutcome`; re-runs the call that produced the action
+    pub const RERUN_ACTION: &str = "rerun_action";
+    /// `{ text } -> ScriptStep[]` (JSON Lines, one `{"tool", "params"}` per line)
+    pub const RUN_SCRIPT: &str = "run_script";
+    /// `{ path } -> SessionInfo`
+    pub const OPEN_WORKSPACE: &str = "open_workspace";
+    /// `() -> string[]`, most recent first
+    pub const RECENT_WORKSPACES: &str = "recent_workspaces";
+}
+
+/// Names of the events the shell emits (kebab-case).
+pub mod events {
+    /// Payload [`super::QueueChanged`]; the UI refetches the queue and history.
+    pub const QUEUE_CHANGED: &str = "queue-changed";
+    /// Payload [`crate::ToolProgress`].
+    pub const TOOL_PROGRESS: &str = "tool-progress";
+}
+
+/// Payload of the `queue-changed` event: the store's new revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueChanged {
+    /// Monotonically increasing; bumped on every push, resolve, clear or status change.
+    #[ts(type = "number")]
+    pub revision: u64,
+}
+
+/// Why a command failed, as a stable machine-readable code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum IpcErrorCode {
+    /// The stack is empty.
+    NoPendingAction,
+    /// `expectedId` is not the id of the top action (a double click or a race).
+    IdMismatch,
+    /// The reason was empty after trimming.
+    ReasonRequired,
+    /// The files the preview read changed on disk.
+    Stale,
+    /// The action's apply failed; it stays on the stack.
+    ApplyFailed,
+    /// Another resolve or run is in progress.
+    Busy,
+    /// Arguments or tool parameters did not validate.
+    InvalidParams,
+    UnknownTool,
+    UnknownAction,
+    UnknownFile,
+    PathOutsideWorkspace,
+    NotFound,
+    Io,
+    Cancelled,
+    Internal,
+}
+
+impl IpcErrorCode {
+    /// The wire spelling of the code (`"noPendingAction"`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IpcErrorCode::NoPendingAction => "noPendingAction",
+            IpcErrorCode::IdMismatch => "idMismatch",
+            IpcErrorCode::ReasonRequired => "reasonRequired",
+            IpcErrorCode::Stale => "stale",
+            IpcErrorCode::ApplyFailed => "applyFailed",
+            IpcErrorCode::Busy => "busy",
+            IpcErrorCode::InvalidParams => "invalidParams",
+            IpcErrorCode::UnknownTool => "unknownTool",
+            IpcErrorCode::UnknownAction => "unknownAction",
+            IpcErrorCode::UnknownFile => "unknownFile",
+            IpcErrorCode::PathOutsideWorkspace => "pathOutsideWorkspace",
+            IpcErrorCode::NotFound => "notFound",
+            IpcErrorCode::Io => "io",
+            IpcErrorCode::Cancelled => "cancelled",
+            IpcErrorCode::Internal => "internal",
+        }
+    }
+}
+
+/// The error half of every command's `Result`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct IpcError {
+    pub code: IpcErrorCode,
+    /// For people; names the offending value. Never parsed by the UI.
+    pub message: String,
+}
+
+impl IpcError {
+    pub fn new(code: IpcErrorCode, message: impl Into<String>) -> Self {
+        IpcError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for IpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for IpcError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_code_wire_spelling_matches_as_str() {
+        for code in [
+            IpcErrorCode::NoPendingAction,
+            IpcErrorCode::IdMismatch,
+            IpcErrorCode::ReasonRequired,
+            IpcErrorCode::Stale,
+            IpcErrorCode::ApplyFailed,
+            IpcErrorCode::Busy,
+            IpcErrorCode::InvalidParams,
+            IpcErrorCode::UnknownTool,
+            IpcErrorCode::UnknownAction,
+            IpcErrorCode::UnknownFile,
+            IpcErrorCode::PathOutsideWorkspace,
+            IpcErrorCode::NotFound,
+            IpcErrorCode::Io,
+            IpcErrorCode::Cancelled,
+            IpcErrorCode::Internal,
+        ] {
+            let json = serde_json::to_string(&code).expect("serialize code");
+            assert_eq!(
+                json,
+                format!("\"{}\"", code.as_str()),
+                "serde and as_str must agree for {code:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn error_serializes_as_code_and_message() {
+        let err = IpcError::new(IpcErrorCode::IdMismatch, "The top action is a2, not a1.");
+        let json = serde_json::to_value(&err).expect("serialize error");
+        assert_eq!(
+            json,
+            serde_json::json!({"code": "idMismatch", "message": "The top action is a2, not a1."}),
+            "errors cross as {{code, message}}"
+        );
+        assert_eq!(err.to_string(), "idMismatch: The top action is a2, not a1.");
+    }
+}

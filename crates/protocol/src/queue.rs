@@ -1,0 +1,86 @@
+//! The pending-action stack as the UI sees it: summaries only. Files, diffs
+//! and renames are fetched lazily per action (see [`crate::diff`]).
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// Returned by `list_actions`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueSnapshot {
+    /// The store revision this snapshot was taken at.
+    #[ts(type = "number")]
+    pub revision: u64,
+    /// Top first: `actions[0]` is the only one that can be resolved (LIFO).
+    pub actions: Vec<ActionSummary>,
+}
+
+/// One pending action.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ActionSummary {
+    /// Stable within the session; sent back as `expectedId` when resolving.
+    pub id: String,
+    /// Short summary, e.g. `AST Edit: 3 replacements in 2 files`.
+    pub label: String,
+    /// The producing tool (`custom_tool` when a custom tool omits it).
+    pub source_tool_name: String,
+    /// Unix milliseconds.
+    #[ts(type = "number")]
+    pub created_at_ms: u64,
+    pub status: ActionStatus,
+    /// True for `actions[0]` only.
+    pub is_top: bool,
+    pub kind: ActionKind,
+    pub counts: ActionCounts,
+    /// The tool call that produced it, when known (enables "Run the preview again").
+    pub origin: Option<ToolCallInfo>,
+}
+
+/// Status of a pending action (SPEC §2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum ActionStatus {
+    Pending,
+    /// The files it previewed changed on disk since the preview.
+    Stale {
+        /// Workspace-relative paths that changed.
+        files: Vec<String>,
+        message: String,
+    },
+    /// The last apply raised an error; the action was kept.
+    Failed {
+        error: String,
+    },
+}
+
+/// What the UI shows in the centre column for an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum ActionKind {
+    /// File edits: file list + diff viewer.
+    ChangeSet,
+    /// Renames: old → new table.
+    Rename,
+    /// A custom tool's raw apply/reject: label and details only.
+    Custom,
+}
+
+/// Totals shown on a queue card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ActionCounts {
+    pub files: u32,
+    pub added: u32,
+    pub removed: u32,
+    pub renames: u32,
+}
+
+/// A tool invocation, as recorded for re-running.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallInfo {
+    pub tool: String,
+    #[ts(type = "unknown")]
+    pub params: serde_json::Value,
+}

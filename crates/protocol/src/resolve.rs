@@ -1,0 +1,58 @@
+//! Resolving the top action (apply or discard) and the history of decisions.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::queue::ActionStatus;
+
+/// The person's decision; the `action` argument of `resolve_action`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum ResolveChoice {
+    Apply,
+    Discard,
+}
+
+/// Returned by `resolve_action`.
+///
+/// A failed apply is *not* an `IpcError`: it is an outcome with `isError`
+/// true, and the action stays on the stack with `status` stale or failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolveOutcome {
+    pub is_error: bool,
+    /// The resolve tool's result text (e.g. `Applied 3 replacements in 2 files.`).
+    pub text: String,
+    pub details: Option<ResolveDetails>,
+    /// The action's status after a failed apply; `null` when it left the stack.
+    pub status: Option<ActionStatus>,
+}
+
+/// Details of every resolve result (SPEC §4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolveDetails {
+    pub action: ResolveChoice,
+    pub reason: String,
+    pub source_tool_name: String,
+    pub label: String,
+    pub action_id: String,
+}
+
+/// One row of `list_history`, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryEntry {
+    pub action: ResolveChoice,
+    pub label: String,
+    pub source_tool_name: String,
+    pub reason: String,
+    /// The result text shown to the agent.
+    pub text: String,
+    /// True for a failed apply: rendered as an error, never as "Discard".
+    pub is_error: bool,
+    /// Unix milliseconds.
+    #[ts(type = "number")]
+    pub at_ms: u64,
+    pub action_id: String,
+}

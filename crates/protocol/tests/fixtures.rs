@@ -1,0 +1,161 @@
+//! IPC contract tests: every committed JSON fixture in `fixtures/` must
+//! deserialize into its wire type and serialize back to the same JSON.
+//!
+//! The UI's vitest suite (`ui/src/ipc/contract.test.ts`) reads the same files,
+//! so a change on either side that breaks the other fails here or there.
+//! A new fixture goes in `FIXTURES` below (the last test refuses strays).
+
+use std::path::{Path, PathBuf};
+
+use resolve_protocol::*;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+fn round_trip<T: DeserializeOwned + Serialize>(name: &str) -> T {
+    let path = fixtures_dir().join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("read fixture {}: {e}", path.display()));
+    let original: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name} is not JSON: {e}"));
+    let typed: T = serde_json::from_value(original.clone())
+        .unwrap_or_else(|e| panic!("{name} does not match {}: {e}", std::any::type_name::<T>()));
+    let again = serde_json::to_value(&typed).expect("serialize back");
+    assert_eq!(
+        again,
+        original,
+        "{name} must serialize back identically as {} (a field renamed, dropped or added?)",
+        std::any::type_name::<T>()
+    );
+    typed
+}
+
+const FIXTURES: &[&str] = &[
+    "session_info.json",
+    "queue_snapshot.json",
+    "queue_changed.json",
+    "file_entries.json",
+    "file_diff.json",
+    "file_diff_binary.json",
+    "rename_rows.json",
+    "resolve_outcome.json",
+    "resolve_outcome_stale.json",
+    "history.json",
+    "tools.json",
+    "tool_run_outcome.json",
+    "tool_progress.json",
+    "script_steps.json",
+    "ipc_error.json",
+];
+
+#[test]
+fn session_info_fixture_round_trips() {
+    let s: SessionInfo = round_trip("session_info.json");
+    assert_eq!(s.policy, Policy::Human);
+}
+
+#[test]
+fn queue_snapshot_fixture_round_trips_top_first() {
+    let q: QueueSnapshot = round_trip("queue_snapshot.json");
+    assert!(
+        q.actions[0].is_top,
+        "the first action is the top of the stack"
+    );
+    assert!(
+        q.actions[1..].iter().all(|a| !a.is_top),
+        "only one action is on top"
+    );
+    assert!(matches!(q.actions[1].status, ActionStatus::Stale { .. }));
+    assert!(matches!(q.actions[2].status, ActionStatus::Failed { .. }));
+    assert_eq!(q.actions[2].origin, None, "origin null stays null");
+}
+
+#[test]
+fn event_payload_fixtures_round_trip() {
+    let _: QueueChanged = round_trip("queue_changed.json");
+    let p: ToolProgress = round_trip("tool_progress.json");
+    assert_eq!(p.total, Some(480));
+}
+
+#[test]
+fn diff_fixtures_round_trip() {
+    let files: Vec<FileEntry> = round_trip("file_entries.json");
+    assert!(files
+        .iter()
+        .any(|f| f.change == FileChange::Renamed && f.old_path.is_some()));
+    let diff: FileDiff = round_trip("file_diff.json");
+    let removed = &diff.hunks[0].lines[2];
+    assert_eq!(removed.kind, DiffLineKind::Removed);
+    assert_eq!(
+        removed.new_no, None,
+        "removed lines have no new line number"
+    );
+    assert_eq!(
+        &removed.text[2..13],
+        "console.log",
+        "emphasis range points at the changed word"
+    );
+    let binary: FileDiff = round_trip("file_diff_binary.json");
+    assert!(
+        binary.summary.is_some() && binary.hunks.is_empty(),
+        "binary files carry a summary, not hunks"
+    );
+    let renames: Vec<RenameRow> = round_trip("rename_rows.json");
+    assert!(renames
+        .iter()
+        .any(|r| r.status == RenameStatus::DirectorySkipped));
+}
+
+#[test]
+fn resolve_and_history_fixtures_round_trip() {
+    let ok: ResolveOutcome = round_trip("resolve_outcome.json");
+    assert!(!ok.is_error && ok.status.is_none());
+    let stale: ResolveOutcome = round_trip("resolve_outcome_stale.json");
+    assert!(stale.is_error);
+    assert!(
+        matches!(stale.status, Some(ActionStatus::Stale { .. })),
+        "a stale apply reports the new status"
+    );
+    let history: Vec<HistoryEntry> = round_trip("history.json");
+    assert!(
+        history.windows(2).all(|w| w[0].at_ms >= w[1].at_ms),
+        "history is newest first"
+    );
+}
+
+#[test]
+fn tool_fixtures_round_trip() {
+    let tools: Vec<ToolInfo> = round_trip("tools.json");
+    assert!(
+        tools.iter().any(|t| t.name == "resolve" && t.hidden),
+        "resolve is hidden"
+    );
+    let _: ToolRunOutcome = round_trip("tool_run_outcome.json");
+    let _: Vec<ScriptStep> = round_trip("script_steps.json");
+    let err: IpcError = round_trip("ipc_error.json");
+    assert_eq!(err.code, IpcErrorCode::IdMismatch);
+}
+
+#[test]
+fn every_fixture_file_is_checked() {
+    let mut on_disk: Vec<String> = std::fs::read_dir(fixtures_dir())
+        .expect("list fixtures")
+        .map(|e| {
+            e.expect("dir entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = FIXTURES.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(
+        on_disk, listed,
+        "every fixture must be listed in FIXTURES and round-tripped by a test"
+    );
+}

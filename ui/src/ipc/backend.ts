@@ -1,0 +1,75 @@
+// The one boundary between the UI and whatever serves it. Components and the
+// app talk to a `Backend`; only this folder knows about Tauri.
+import type {
+  FileDiff,
+  FileEntry,
+  HistoryEntry,
+  IpcErrorCode,
+  QueueChanged,
+  QueueSnapshot,
+  RenameRow,
+  ResolveChoice,
+  ResolveOutcome,
+  ScriptStep,
+  SessionInfo,
+  ToolInfo,
+  ToolProgress,
+  ToolRunOutcome,
+} from './generated/protocol';
+
+export type * from './generated/protocol';
+
+/** A failed command: the UI branches on `code`, shows `message` to people. */
+export class BackendError extends Error {
+  readonly code: IpcErrorCode;
+  constructor(code: IpcErrorCode, message: string) {
+    super(message);
+    this.name = 'BackendError';
+    this.code = code;
+  }
+}
+
+const CODES: ReadonlySet<string> = new Set<IpcErrorCode>([
+  'noPendingAction', 'idMismatch', 'reasonRequired', 'stale', 'applyFailed', 'busy',
+  'invalidParams', 'unknownTool', 'unknownAction', 'unknownFile', 'pathOutsideWorkspace',
+  'notFound', 'io', 'cancelled', 'internal',
+]);
+
+/** Turns whatever a command rejected with into a `BackendError`. */
+export function toBackendError(err: unknown): BackendError {
+  if (err instanceof BackendError) return err;
+  if (typeof err === 'object' && err !== null && 'code' in err && 'message' in err) {
+    const { code, message } = err as { code: unknown; message: unknown };
+    const known = typeof code === 'string' && CODES.has(code);
+    return new BackendError(known ? (code as IpcErrorCode) : 'internal', String(message));
+  }
+  if (err instanceof Error) return new BackendError('internal', err.message);
+  return new BackendError('internal', String(err));
+}
+
+export type Unsubscribe = () => void;
+
+/** The whole surface the UI needs. Every method rejects with `BackendError`. */
+export interface Backend {
+  getSession(): Promise<SessionInfo>;
+  listActions(): Promise<QueueSnapshot>;
+  getActionFiles(actionId: string): Promise<FileEntry[]>;
+  /** `context`: lines around changes; `null` = backend default (3); huge = whole file. */
+  getFileDiff(actionId: string, path: string, context: number | null): Promise<FileDiff>;
+  getActionRenames(actionId: string): Promise<RenameRow[]>;
+  resolveAction(action: ResolveChoice, reason: string, expectedId: string): Promise<ResolveOutcome>;
+  listHistory(): Promise<HistoryEntry[]>;
+  listTools(): Promise<ToolInfo[]>;
+  runTool(name: string, params: unknown): Promise<ToolRunOutcome>;
+  rerunAction(actionId: string): Promise<ToolRunOutcome>;
+  runScript(text: string): Promise<ScriptStep[]>;
+  openWorkspace(path: string): Promise<SessionInfo>;
+  recentWorkspaces(): Promise<string[]>;
+  /** Asks the person for a folder; `null` when they cancel. */
+  pickFolder(): Promise<string | null>;
+  onQueueChanged(handler: (event: QueueChanged) => void): Promise<Unsubscribe>;
+  onToolProgress(handler: (event: ToolProgress) => void): Promise<Unsubscribe>;
+}
+
+/** Context size used by "Expand": large enough to show every line. */
+export const WHOLE_FILE_CONTEXT = 1_000_000;

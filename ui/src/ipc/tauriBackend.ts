@@ -1,0 +1,55 @@
+// The real backend: Tauri v2 commands and events of the resolve-desk shell.
+// Command names are snake_case; argument keys camelCase (Tauri converts them).
+import { invoke } from '@tauri-apps/api/core';
+import { listen } from '@tauri-apps/api/event';
+import { open } from '@tauri-apps/plugin-dialog';
+import { toBackendError, type Backend, type Unsubscribe } from './backend';
+import type {
+  FileDiff, FileEntry, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
+  ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome,
+} from './generated/protocol';
+
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (err) {
+    throw toBackendError(err);
+  }
+}
+
+export const EVENT_QUEUE_CHANGED = 'queue-changed';
+export const EVENT_TOOL_PROGRESS = 'tool-progress';
+
+export function createTauriBackend(): Backend {
+  return {
+    getSession: () => call<SessionInfo>('get_session'),
+    listActions: () => call<QueueSnapshot>('list_actions'),
+    getActionFiles: (actionId) => call<FileEntry[]>('get_action_files', { actionId }),
+    getFileDiff: (actionId, path, context) =>
+      call<FileDiff>('get_file_diff', { actionId, path, context }),
+    getActionRenames: (actionId) => call<RenameRow[]>('get_action_renames', { actionId }),
+    resolveAction: (action: ResolveChoice, reason, expectedId) =>
+      call<ResolveOutcome>('resolve_action', { action, reason, expectedId }),
+    listHistory: () => call<HistoryEntry[]>('list_history'),
+    listTools: () => call<ToolInfo[]>('list_tools'),
+    runTool: (name, params) => call<ToolRunOutcome>('run_tool', { name, params }),
+    rerunAction: (actionId) => call<ToolRunOutcome>('rerun_action', { actionId }),
+    runScript: (text) => call<ScriptStep[]>('run_script', { text }),
+    openWorkspace: (path) => call<SessionInfo>('open_workspace', { path }),
+    recentWorkspaces: () => call<string[]>('recent_workspaces'),
+    async pickFolder() {
+      try {
+        const picked = await open({ directory: true, multiple: false, title: 'Open workspace folder' });
+        return typeof picked === 'string' ? picked : null;
+      } catch (err) {
+        throw toBackendError(err);
+      }
+    },
+    async onQueueChanged(handler: (e: QueueChanged) => void): Promise<Unsubscribe> {
+      return listen<QueueChanged>(EVENT_QUEUE_CHANGED, (e) => handler(e.payload));
+    },
+    async onToolProgress(handler: (e: ToolProgress) => void): Promise<Unsubscribe> {
+      return listen<ToolProgress>(EVENT_TOOL_PROGRESS, (e) => handler(e.payload));
+    },
+  };
+}

@@ -1,0 +1,25 @@
+/// <reference types="vitest/config" />
+import { defineConfig } from 'vite';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+
+// The Tauri shell loads ui/dist from disk, so asset URLs must be relative.
+export default defineConfig({
+  base: './',
+  plugins: [svelte()],
+  clearScreen: false,
+  server: { host: '127.0.0.1', port: 5173, strictPort: true },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    sourcemap: false,
+    // One module chunk plus CSS; no inline scripts, no eval (CSP: script-src 'self').
+    modulePreload: { polyfill: false },
+  },
+  resolve: process.env.VITEST ? { conditions: ['browser'] } : undefined,
+  test: {
+    environment: 'jsdom',
+    setupFiles: ['./src/test/setup.ts'],
+    include: ['src/**/*.test.ts'],
+  },
+});
