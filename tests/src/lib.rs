@@ -1,1 +1,1 @@
-//! resolve-scenarios
+//! Scenario tests live in `tests/scenarios.rs` (one test binary); fixtures in `fixtures/`.

@@ -247,14 +247,42 @@ impl Session {
     }
 
     /// Re-runs the tool call that produced a pending action (for "run the preview again").
+    /// When that action is on top and stale or failed, it is discarded first (recorded in the
+    /// history), so the fresh preview replaces it instead of stacking on it.
     pub async fn rerun(&self, actor: Actor, action_id: &str) -> ToolResult {
-        let origin = self.store.info(action_id).and_then(|a: ActionInfo| a.origin);
-        match origin {
-            Some(call) => self.call(actor, &call.tool, call.params).await,
-            None => ToolResult::from_error(&ToolError::InvalidParams(format!(
-                "Pending action {action_id} is not on the stack or was not produced by a tool call, so it cannot be run again."
-            ))),
+        self.rerun_with(actor, ToolContext::new(self.new_call_id()), action_id).await
+    }
+
+    /// Like [`rerun`](Self::rerun) with a given context (call id, cancellation, progress).
+    pub async fn rerun_with(&self, actor: Actor, ctx: ToolContext, action_id: &str) -> ToolResult {
+        let Some(info) = self.store.info(action_id) else {
+            return ToolResult::from_error(&ToolError::InvalidParams(format!(
+                "Pending action {action_id} is not on the stack any more, so it cannot be run again."
+            )));
+        };
+        let Some(call) = info.origin.clone() else {
+            return ToolResult::from_error(&ToolError::InvalidParams(format!(
+                "Pending action {action_id} was not produced by a tool call, so its preview cannot be run again."
+            )));
+        };
+        let is_top = self.store.peek().map(|t| t.id == action_id).unwrap_or(false);
+        if is_top && info.status != crate::pending::ActionStatus::Pending {
+            let discarded = self
+                .call(
+                    actor,
+                    RESOLVE_TOOL_NAME,
+                    serde_json::json!({
+                        "action": "discard",
+                        "reason": "Replaced by a fresh preview (the previous one could not be applied).",
+                        "expected_id": action_id,
+                    }),
+                )
+                .await;
+            if discarded.is_error {
+                return discarded;
+            }
         }
+        self.call_with(actor, ctx, &call.tool, call.params).await
     }
 
     /// Every call so far, oldest first.

@@ -356,7 +356,23 @@ async fn pushes_remember_their_tool_call_and_can_be_rerun() {
     assert!(s.take_reminders().is_empty(), "a person's call queues no model reminder");
     let r = s.rerun(Actor::Person, &top.id).await;
     assert!(!r.is_error);
-    assert_eq!(s.store().len(), 2);
+    assert_eq!(s.store().len(), 2, "a pending (not stale) action is kept; the new preview goes on top");
+}
+
+#[tokio::test]
+async fn rerun_of_a_stale_top_replaces_it_with_a_fresh_preview() {
+    let (_d, s) = session();
+    s.load(|api| vec![Arc::new(Named("mine", api.clone())) as Arc<dyn Tool>]).unwrap();
+    s.call(Actor::Person, "mine", json!({"n": 1})).await;
+    let id = s.store().peek().unwrap().id;
+    s.store().set_status(&id, ActionStatus::Stale { files: vec!["a".into()], message: "m".into() });
+    let r = s.rerun(Actor::Person, &id).await;
+    assert!(!r.is_error, "{r:?}");
+    let list = s.store().list();
+    assert_eq!(list.len(), 1, "the stale action was replaced");
+    assert_ne!(list[0].id, id);
+    assert_eq!(list[0].status, ActionStatus::Pending);
+    assert!(s.history()[0].header.starts_with("Discard: 1 [Named]"), "{}", s.history()[0].header);
 }
 
 #[tokio::test]

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what Resolve Desk and its tests need on a fresh Debian/Ubuntu machine, then builds
+# the web UI. Idempotent: a second run only checks. Needs Rust (rustup) and root or sudo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+PKGS=(build-essential pkg-config curl wget file libwebkit2gtk-4.1-dev libxdo-dev libssl-dev
+      libayatana-appindicator3-dev librsvg2-dev xvfb xauth webkit2gtk-driver)
+command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
+command -v npm >/dev/null 2>&1 || PKGS+=(npm)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+command -v cargo >/dev/null 2>&1 || { echo "setup: Rust is missing; install it with rustup (https://rustup.rs) and run again" >&2; exit 1; }
+
+# WebDriver bridge for the end-to-end tests (Tauri's, 2.x).
+if ! command -v tauri-driver >/dev/null 2>&1; then
+  echo "setup: installing tauri-driver (cargo install, once)"
+  cargo install tauri-driver --locked --version '^2' --quiet
+fi
+
+install_npm() {  # install_npm DIR: npm ci when package-lock.json changed since the last install
+  local dir=$1
+  if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+}
+install_npm ui
+install_npm tests/e2e
+
+echo "setup: building the web UI"
+(cd ui && npm run --silent build >/dev/null)
+echo "setup: ok"

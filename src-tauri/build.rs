@@ -1,0 +1,25 @@
+fn main() {
+    // The app's own commands, so capabilities can grant each one explicitly (deny by default).
+    const COMMANDS: &[&str] = &[
+        "get_session",
+        "list_actions",
+        "get_action_files",
+        "get_file_diff",
+        "get_action_renames",
+        "resolve_action",
+        "list_history",
+        "list_tools",
+        "run_tool",
+        "rerun_action",
+        "run_script",
+        "open_workspace",
+        "recent_workspaces",
+    ];
+    tauri_build::try_build(
+        tauri_build::Attributes::new()
+            .config_path("tauri.conf.json")
+            .capabilities_path_pattern("src-tauri/capabilities/**/*")
+            .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS)),
+    )
+    .expect("tauri-build failed");
+}

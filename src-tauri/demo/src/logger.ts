@@ -1,0 +1,4 @@
+export const logger = {
+  debug: (...args: unknown[]) => undefined,
+  info: (...args: unknown[]) => undefined,
+};

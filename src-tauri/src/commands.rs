@@ -1,0 +1,168 @@
+//! The Tauri commands. Each one: read the state, call the session, convert, return.
+//! Argument keys are camelCase on the JavaScript side (Tauri v2 converts).
+
+use resolve_engine::{Actor, ToolContext};
+use resolve_protocol as wire;
+use serde_json::{json, Value};
+use tauri::State;
+use wire::{IpcError, IpcErrorCode};
+
+use crate::convert;
+use crate::events;
+use crate::state::AppState;
+
+type Result<T> = std::result::Result<T, IpcError>;
+
+#[tauri::command]
+pub async fn get_session(state: State<'_, AppState>) -> Result<wire::SessionInfo> {
+    Ok(state.info().await)
+}
+
+#[tauri::command]
+pub async fn list_actions(state: State<'_, AppState>) -> Result<wire::QueueSnapshot> {
+    let (session, _) = state.session().await;
+    let store = session.store();
+    let revision = store.revision();
+    let actions = store
+        .list()
+        .iter()
+        .enumerate()
+        .map(|(i, info)| convert::action_summary(info, store.get(&info.id).as_deref(), i == 0))
+        .collect();
+    Ok(wire::QueueSnapshot { revision, actions })
+}
+
+fn unknown_action(id: &str) -> IpcError {
+    IpcError::new(
+        IpcErrorCode::UnknownAction,
+        format!("Pending action {id} is not on the stack any more (it was resolved or the workspace changed); refresh the queue."),
+    )
+}
+
+#[tauri::command]
+pub async fn get_action_files(state: State<'_, AppState>, action_id: String) -> Result<Vec<wire::FileEntry>> {
+    let (session, _) = state.session().await;
+    let action = session.store().get(&action_id).ok_or_else(|| unknown_action(&action_id))?;
+    Ok(match &action.change_set {
+        Some(cs) => cs.files().iter().map(convert::file_entry).collect(),
+        None => Vec::new(),
+    })
+}
+
+#[tauri::command]
+pub async fn get_file_diff(
+    state: State<'_, AppState>,
+    action_id: String,
+    path: String,
+    context: Option<u32>,
+) -> Result<wire::FileDiff> {
+    let (session, _) = state.session().await;
+    let action = session.store().get(&action_id).ok_or_else(|| unknown_action(&action_id))?;
+    let cs = action.change_set.clone().ok_or_else(|| {
+        IpcError::new(IpcErrorCode::UnknownFile, format!("Action {action_id} has no file changes to show."))
+    })?;
+    let context = context.unwrap_or(3) as usize;
+    let diff = tauri::async_runtime::spawn_blocking(move || cs.diff_file(&path, context).ok_or(path))
+        .await
+        .map_err(|e| IpcError::new(IpcErrorCode::Internal, format!("diff task failed: {e}")))?
+        .map_err(|path| {
+            IpcError::new(IpcErrorCode::UnknownFile, format!("{path} is not part of action {action_id}."))
+        })?;
+    Ok(convert::file_diff(diff))
+}
+
+#[tauri::command]
+pub async fn get_action_renames(state: State<'_, AppState>, action_id: String) -> Result<Vec<wire::RenameRow>> {
+    let (session, _) = state.session().await;
+    let info = session.store().info(&action_id).ok_or_else(|| unknown_action(&action_id))?;
+    Ok(convert::rename_rows(info.details.as_ref()).unwrap_or_default())
+}
+
+#[tauri::command]
+pub async fn resolve_action(
+    state: State<'_, AppState>,
+    action: wire::ResolveChoice,
+    reason: String,
+    expected_id: String,
+) -> Result<wire::ResolveOutcome> {
+    let (session, _) = state.session().await;
+    let verb = match action {
+        wire::ResolveChoice::Apply => "apply",
+        wire::ResolveChoice::Discard => "discard",
+    };
+    let result = session
+        .call(Actor::Person, "resolve", json!({"action": verb, "reason": reason, "expected_id": expected_id}))
+        .await;
+    let details: Option<resolve_engine::ResolveDetails> =
+        result.details.clone().and_then(|d| serde_json::from_value(d).ok());
+    // Errors before anything ran (empty stack, wrong id, empty reason) are command errors;
+    // a failed apply is an outcome: the action stays, with its new status.
+    if result.is_error && details.is_none() {
+        return Err(convert::ipc_error(&result));
+    }
+    let status = session.store().info(&expected_id).map(|a| convert::status(&a.status));
+    Ok(wire::ResolveOutcome {
+        is_error: result.is_error,
+        text: result.text_content(),
+        details: details.as_ref().map(convert::resolve_details),
+        status,
+    })
+}
+
+#[tauri::command]
+pub async fn list_history(state: State<'_, AppState>) -> Result<Vec<wire::HistoryEntry>> {
+    let (session, _) = state.session().await;
+    Ok(session.history().iter().map(convert::history_entry).collect())
+}
+
+#[tauri::command]
+pub async fn list_tools(state: State<'_, AppState>) -> Result<Vec<wire::ToolInfo>> {
+    let (session, _) = state.session().await;
+    Ok(session.tools().iter().map(convert::tool_info).collect())
+}
+
+#[tauri::command]
+pub async fn run_tool(state: State<'_, AppState>, name: String, params: Value) -> Result<wire::ToolRunOutcome> {
+    let (session, _) = state.session().await;
+    let mut ctx = ToolContext::new(session.new_call_id());
+    if let Some(emit) = state.emitter() {
+        ctx = ctx.with_progress(events::progress_sink(emit));
+    }
+    let call_id = ctx.call_id.clone();
+    let result = session.call_with(Actor::Person, ctx, &name, params).await;
+    Ok(convert::tool_run(call_id, result))
+}
+
+#[tauri::command]
+pub async fn rerun_action(state: State<'_, AppState>, action_id: String) -> Result<wire::ToolRunOutcome> {
+    let (session, _) = state.session().await;
+    let mut ctx = ToolContext::new(session.new_call_id());
+    if let Some(emit) = state.emitter() {
+        ctx = ctx.with_progress(events::progress_sink(emit));
+    }
+    let call_id = ctx.call_id.clone();
+    let result = session.rerun_with(Actor::Person, ctx, &action_id).await;
+    Ok(convert::tool_run(call_id, result))
+}
+
+#[tauri::command]
+pub async fn run_script(state: State<'_, AppState>, text: String) -> Result<Vec<wire::ScriptStep>> {
+    let (session, _) = state.session().await;
+    let mut steps = Vec::new();
+    resolve_agent::run_script(&session, Actor::Script, text.as_bytes(), |r| {
+        steps.push(wire::ScriptStep { step: r.step as u32, tool: r.tool.clone(), is_error: r.is_error, text: r.text.clone() })
+    })
+    .await
+    .map_err(|e| IpcError::new(IpcErrorCode::InvalidParams, format!("{e}; the steps before it ran.")))?;
+    Ok(steps)
+}
+
+#[tauri::command]
+pub async fn open_workspace(state: State<'_, AppState>, path: String) -> Result<wire::SessionInfo> {
+    state.switch(std::path::Path::new(&path)).await
+}
+
+#[tauri::command]
+pub async fn recent_workspaces(state: State<'_, AppState>) -> Result<Vec<String>> {
+    Ok(state.recent_workspaces())
+}

@@ -1,0 +1,74 @@
+//! # resolve-desk (the desktop shell)
+//!
+//! A thin Tauri shell over the engine: each command locks the app state, calls the
+//! session, converts engine types to wire types (`resolve-protocol`) and returns. No
+//! domain decision is made here; the UI is a view of the session.
+//!
+//! Rooms:
+//! - [`state`]: the open session (one per workspace), the demo, recent workspaces
+//! - [`commands`]: the Tauri commands, one per UI need (`verb_noun`)
+//! - [`convert`]: engine → wire types
+//! - [`events`]: store events → `queue-changed`; tool progress → `tool-progress`
+//! - [`demo`]: the built-in demo workspace
+//! - [`args`]: the command line (`resolve-desk [WORKSPACE] [--script FILE]`)
+
+pub mod args;
+pub mod commands;
+pub mod convert;
+pub mod demo;
+pub mod events;
+pub mod state;
+
+use tauri::{Manager, Runtime};
+
+/// The app's builder, generic over the runtime so tests can use Tauri's mock runtime.
+pub fn builder<R: Runtime>(state: state::AppState) -> tauri::Builder<R> {
+    tauri::Builder::<R>::new()
+        .manage(state)
+        .invoke_handler(tauri::generate_handler![
+            commands::get_session,
+            commands::list_actions,
+            commands::get_action_files,
+            commands::get_file_diff,
+            commands::get_action_renames,
+            commands::resolve_action,
+            commands::list_history,
+            commands::list_tools,
+            commands::run_tool,
+            commands::rerun_action,
+            commands::run_script,
+            commands::open_workspace,
+            commands::recent_workspaces,
+        ])
+        .setup(|app| {
+            let handle = app.handle().clone();
+            let state = app.state::<state::AppState>();
+            tauri::async_runtime::block_on(state.start_forwarding(handle));
+            Ok(())
+        })
+}
+
+/// Starts the app (parses the command line, opens the workspace or the demo).
+pub fn run() {
+    let args = match args::Args::parse(std::env::args().skip(1)) {
+        Ok(a) => a,
+        Err(message) => {
+            eprintln!("{message}");
+            std::process::exit(if message.starts_with("Usage") { 0 } else { 2 });
+        }
+    };
+    let state = match tauri::async_runtime::block_on(state::AppState::start(&args)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("resolve-desk: {e}");
+            std::process::exit(2);
+        }
+    };
+    let result = builder::<tauri::Wry>(state)
+        .plugin(tauri_plugin_dialog::init())
+        .run(tauri::generate_context!("tauri.conf.json"));
+    if let Err(e) = result {
+        eprintln!("resolve-desk: {e}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,223 @@
+//! The app's state: the open session (one per workspace), the demo folder it may own,
+//! and the list of recent workspaces.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use resolve_engine::{Actor, ResolvePolicy, Session};
+use resolve_protocol::{IpcError, IpcErrorCode, SessionInfo};
+use tauri::async_runtime::JoinHandle;
+use tokio::sync::RwLock;
+
+use crate::args::Args;
+use crate::events::{self, Emitter};
+
+/// What is open now.
+pub struct Current {
+    pub session: Arc<Session>,
+    pub is_demo: bool,
+    /// The demo's temporary folder, removed when the session is closed.
+    _demo_dir: Option<tempfile::TempDir>,
+    forwarder: Option<JoinHandle<()>>,
+}
+
+/// Managed by Tauri; every command reads the current session from here.
+pub struct AppState {
+    current: RwLock<Current>,
+    policy: ResolvePolicy,
+    recents: Recents,
+    emitter: Mutex<Option<Emitter>>,
+}
+
+impl AppState {
+    /// Opens the workspace named on the command line, or the demo; runs `--script`.
+    pub async fn start(args: &Args) -> Result<AppState, String> {
+        let recents = Recents::new(args.data_dir.clone().unwrap_or_else(default_data_dir));
+        let current = match &args.workspace {
+            Some(path) => open_session(path, args.policy).await.map_err(|e| e.message)?,
+            None => open_demo(args.policy).await?,
+        };
+        if !current.is_demo {
+            recents.add(current.session.workspace().root());
+        }
+        if let Some(script) = &args.script {
+            let file = std::fs::File::open(script).map_err(|e| format!("cannot read script {}: {e}", script.display()))?;
+            resolve_agent::run_script(&current.session, Actor::Script, std::io::BufReader::new(file), |step| {
+                if step.is_error {
+                    eprintln!("resolve-desk: script step {} ({}) failed: {}", step.step, step.tool, step.text);
+                }
+            })
+            .await
+            .map_err(|e| format!("script {}: {e}", script.display()))?;
+        }
+        Ok(AppState { current: RwLock::new(current), policy: args.policy, recents, emitter: Mutex::new(None) })
+    }
+
+    /// The open session and whether it is the demo.
+    pub async fn session(&self) -> (Arc<Session>, bool) {
+        let c = self.current.read().await;
+        (c.session.clone(), c.is_demo)
+    }
+
+    /// Starts forwarding store events of the current (and every later) session.
+    pub async fn start_forwarding<R: tauri::Runtime>(&self, app: tauri::AppHandle<R>) {
+        let emitter = events::emitter(app);
+        *self.emitter.lock().unwrap_or_else(|p| p.into_inner()) = Some(emitter.clone());
+        let mut current = self.current.write().await;
+        current.forwarder = Some(events::forward_queue(current.session.clone(), emitter));
+    }
+
+    pub fn emitter(&self) -> Option<Emitter> {
+        self.emitter.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Closes the current session (its pending actions are dropped, never applied) and
+    /// opens `path`.
+    pub async fn switch(&self, path: &Path) -> Result<SessionInfo, IpcError> {
+        let mut next = open_session(path, self.policy).await?;
+        self.recents.add(next.session.workspace().root());
+        if let Some(emitter) = self.emitter() {
+            next.forwarder = Some(events::forward_queue(next.session.clone(), emitter.clone()));
+            let mut current = self.current.write().await;
+            if let Some(f) = current.forwarder.take() {
+                f.abort();
+            }
+            *current = next;
+            emitter(resolve_protocol::ipc::events::QUEUE_CHANGED, serde_json::json!({"revision": current.session.store().revision()}));
+            Ok(session_info(&current))
+        } else {
+            let mut current = self.current.write().await;
+            *current = next;
+            Ok(session_info(&current))
+        }
+    }
+
+    pub async fn info(&self) -> SessionInfo {
+        session_info(&*self.current.read().await)
+    }
+
+    pub fn recent_workspaces(&self) -> Vec<String> {
+        self.recents.list()
+    }
+}
+
+fn session_info(c: &Current) -> SessionInfo {
+    SessionInfo {
+        workspace_root: c.session.workspace().root().display().to_string(),
+        is_demo: c.is_demo,
+        policy: match c.session.policy() {
+            ResolvePolicy::Human => resolve_protocol::Policy::Human,
+            ResolvePolicy::Agent => resolve_protocol::Policy::Agent,
+        },
+        revision: c.session.store().revision(),
+    }
+}
+
+/// Opens a session on `path` with every built-in tool loaded.
+pub async fn open_session(path: &Path, policy: ResolvePolicy) -> Result<Current, IpcError> {
+    let session = Session::open(path, policy).map_err(|e| {
+        let code = match e {
+            resolve_engine::WorkspaceError::NotFound(_) => IpcErrorCode::NotFound,
+            resolve_engine::WorkspaceError::Outside(_) => IpcErrorCode::PathOutsideWorkspace,
+            resolve_engine::WorkspaceError::NotADirectory(_)
+            | resolve_engine::WorkspaceError::SymlinkLoop(_)
+            | resolve_engine::WorkspaceError::Io { .. } => IpcErrorCode::Io,
+        };
+        IpcError::new(code, format!("Cannot open workspace {}: {e}", path.display()))
+    })?;
+    load_tools(&session).map_err(|e| IpcError::new(IpcErrorCode::Internal, e))?;
+    Ok(Current { session: Arc::new(session), is_demo: false, _demo_dir: None, forwarder: None })
+}
+
+/// The built-in tools of the app (the engine adds `resolve`).
+pub fn load_tools(session: &Session) -> Result<(), String> {
+    session.load(resolve_tool_ast_edit::factory()).map_err(|e| e.to_string())?;
+    session.load(resolve_tool_batch_rename::factory()).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+async fn open_demo(policy: ResolvePolicy) -> Result<Current, String> {
+    let dir = tempfile::Builder::new()
+        .prefix("resolve-desk-demo-")
+        .tempdir()
+        .map_err(|e| format!("cannot create the demo folder: {e}"))?;
+    crate::demo::write_files(dir.path()).map_err(|e| format!("cannot write the demo project: {e}"))?;
+    let mut current = open_session(dir.path(), policy).await.map_err(|e| e.message)?;
+    resolve_agent::run_script(&current.session, Actor::Script, crate::demo::SCRIPT.as_bytes(), |step| {
+        if step.is_error {
+            eprintln!("resolve-desk: demo step {} ({}) failed: {}", step.step, step.tool, step.text);
+        }
+    })
+    .await
+    .map_err(|e| format!("demo script: {e}"))?;
+    current.is_demo = true;
+    current._demo_dir = Some(dir);
+    Ok(current)
+}
+
+fn default_data_dir() -> PathBuf {
+    std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("resolve-desk")
+}
+
+/// Recent workspaces, most recent first, kept in `recent-workspaces.json` (written
+/// atomically). A missing or unreadable file is an empty list, never an error.
+pub struct Recents {
+    file: PathBuf,
+    lock: Mutex<()>,
+}
+
+const MAX_RECENTS: usize = 10;
+
+impl Recents {
+    pub fn new(data_dir: PathBuf) -> Self {
+        Self { file: data_dir.join("recent-workspaces.json"), lock: Mutex::new(()) }
+    }
+
+    pub fn list(&self) -> Vec<String> {
+        let _g = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.read()
+    }
+
+    fn read(&self) -> Vec<String> {
+        std::fs::read(&self.file).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+    }
+
+    pub fn add(&self, root: &Path) {
+        let _g = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = root.display().to_string();
+        let mut list = self.read();
+        list.retain(|p| p != &entry);
+        list.insert(0, entry);
+        list.truncate(MAX_RECENTS);
+        if let Some(dir) = self.file.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let tmp = self.file.with_extension("json.tmp");
+        let ok = serde_json::to_vec_pretty(&list)
+            .ok()
+            .map(|bytes| std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, &self.file)).is_ok());
+        if ok != Some(true) {
+            eprintln!("resolve-desk: could not save recent workspaces to {}", self.file.display());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recents_are_most_recent_first_without_duplicates() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = Recents::new(dir.path().join("data"));
+        assert!(r.list().is_empty(), "no file yet is an empty list");
+        r.add(Path::new("/a"));
+        r.add(Path::new("/b"));
+        r.add(Path::new("/a"));
+        assert_eq!(r.list(), vec!["/a", "/b"]);
+    }
+}

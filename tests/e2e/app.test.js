@@ -1,0 +1,188 @@
+// End to end: the real Resolve Desk binary in a real WebKitGTK webview under Xvfb, driven
+// through tauri-driver + WebKitWebDriver. Each run works on a fresh copy of
+// tests/fixtures/shop with the three previews of tests/fixtures/shop.jsonl on the stack
+// (LIFO: the console.log rewrite is on top, then console.warn, then oldName).
+// Screenshots of the main states go to docs/screenshots/.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { remote } from "webdriverio";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../..");
+const BIN = process.env.RESOLVE_DESK_BIN ?? path.join(root, "target/debug/resolve-desk");
+const SHOTS = path.join(root, "docs/screenshots");
+const WAIT = { timeout: 20000, interval: 100 };
+
+let driver;
+let browser;
+let ws;
+let port;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+// Resolves once something accepts connections on the port (a condition, not a sleep).
+async function portOpen(p, deadline) {
+  for (;;) {
+    const ok = await new Promise((resolve) => {
+      const s = net.connect(p, "127.0.0.1", () => {
+        s.end();
+        resolve(true);
+      });
+      s.on("error", () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`tauri-driver did not listen on ${p}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function startApp(args) {
+  return remote({
+    hostname: "127.0.0.1",
+    port,
+    logLevel: "warn",
+    connectionRetryCount: 1,
+    capabilities: { "tauri:options": { application: BIN, args } },
+  });
+}
+
+const cards = () => browser.$$('[data-testid="queue-card"]');
+const cardLabels = async () => {
+  const labels = [];
+  for (const c of await cards()) labels.push(await c.$('[data-testid="queue-card-label"]').getText());
+  return labels;
+};
+const waitForCards = (n) =>
+  browser.waitUntil(async () => (await cards()).length === n, { ...WAIT, timeoutMsg: `expected ${n} queue cards` });
+const shot = (name) => browser.saveScreenshot(path.join(SHOTS, name));
+
+before(async () => {
+  assert.ok(fs.existsSync(BIN), `app binary missing at ${BIN}; build it with cargo build -p resolve-desk`);
+  fs.mkdirSync(SHOTS, { recursive: true });
+  ws = fs.mkdtempSync(path.join(os.tmpdir(), "rd-e2e-ws-"));
+  fs.cpSync(path.join(root, "tests/fixtures/shop"), ws, { recursive: true });
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), "rd-e2e-data-"));
+  port = await freePort();
+  const nativePort = await freePort();
+  driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  await portOpen(port, Date.now() + 20000);
+  browser = await startApp([ws, "--script", path.join(root, "tests/fixtures/shop.jsonl"), "--data-dir", data]);
+  await browser.setWindowSize(1400, 900).catch(() => {});
+});
+
+after(async () => {
+  await browser?.deleteSession().catch(() => {});
+  driver?.kill();
+});
+
+test("the queue shows the stack top first, with labels, and only the top resolvable", async () => {
+  await waitForCards(3);
+  assert.deepEqual(await cardLabels(), [
+    "AST Edit: 3 replacements in 1 file",
+    "AST Edit: 2 replacements in 1 file",
+    "AST Edit: 1 replacement in 1 file",
+  ]);
+  const [top, second] = await cards();
+  assert.ok(await top.$('[data-testid="next-badge"]').isExisting(), "the top card is marked next");
+  assert.ok(!(await second.$('[data-testid="next-badge"]').isExisting()), "only the top card is marked next");
+  await second.click();
+  await browser.$('[data-testid="not-top-message"]').waitForDisplayed(WAIT);
+  assert.equal(await browser.$('[data-testid="apply-button"]').isEnabled(), false, "apply is disabled below the top");
+  await top.click();
+  await shot("queue.png");
+});
+
+test("a file's diff opens from the file list", async () => {
+  const row = await browser.$('[data-testid="file-row"]');
+  await row.waitForDisplayed(WAIT);
+  assert.match(await row.getText(), /src\/apply\.ts/);
+  await row.click();
+  const diff = await browser.$('[data-testid="diff-view"]');
+  await diff.waitForDisplayed(WAIT);
+  await browser.waitUntil(async () => (await diff.getText()).includes("logger.debug"), {
+    ...WAIT,
+    timeoutMsg: "the diff shows the rewrite",
+  });
+  assert.match(await diff.getText(), /console\.log\("greeting", name\)/);
+  await shot("diff.png");
+});
+
+test("apply the top with a reason writes the file and records the history line", async () => {
+  const apply = await browser.$('[data-testid="apply-button"]');
+  assert.equal(await apply.isEnabled(), false, "apply needs a reason");
+  await browser.$('[data-testid="reason-input"]').setValue("Looks correct");
+  await browser.waitUntil(() => apply.isEnabled(), { ...WAIT, timeoutMsg: "apply enabled once a reason is typed" });
+  await apply.click();
+  await waitForCards(2);
+  const banner = await browser.$('[data-testid="result-banner"]');
+  await banner.waitForDisplayed(WAIT);
+  assert.match(await banner.getText(), /Applied 3 replacements in 1 file\./);
+  const written = fs.readFileSync(path.join(ws, "src/apply.ts"), "utf8");
+  assert.match(written, /logger\.debug\("greeting", name\);/);
+  assert.doesNotMatch(written, /console\.log/);
+  await browser.$('[data-testid="history-button"]').click();
+  const entry = await browser.$('[data-testid="history-entry"]');
+  await entry.waitForDisplayed(WAIT);
+  assert.match(await entry.getText(), /Accept: 3 replacements in 1 file \[AST Edit\]/);
+  assert.match(await entry.getText(), /Looks correct/);
+  await shot("history.png");
+  await browser.keys("Escape");
+  await entry.waitForDisplayed({ ...WAIT, reverse: true });
+});
+
+test("discard the next leaves its file untouched with the default discard text", async () => {
+  const before = fs.readFileSync(path.join(ws, "src/discard.ts"), "utf8");
+  assert.deepEqual((await cardLabels())[0], "AST Edit: 2 replacements in 1 file");
+  await browser.$('[data-testid="reason-input"]').setValue("Wrong scope");
+  const discard = await browser.$('[data-testid="discard-button"]');
+  await browser.waitUntil(() => discard.isEnabled(), WAIT);
+  await discard.click();
+  await waitForCards(1);
+  const banner = await browser.$('[data-testid="result-banner"]');
+  await browser.waitUntil(async () => (await banner.getText()).includes("Discarded:"), WAIT);
+  assert.match(await banner.getText(), /Discarded: AST Edit: 2 replacements in 1 file\. Reason: Wrong scope/);
+  assert.equal(fs.readFileSync(path.join(ws, "src/discard.ts"), "utf8"), before, "discard writes nothing");
+});
+
+test("a file edited behind the app's back makes apply refuse as stale and write nothing", async () => {
+  const edited = "// edited outside the app\n" + fs.readFileSync(path.join(ws, "src/stale.ts"), "utf8");
+  fs.writeFileSync(path.join(ws, "src/stale.ts"), edited);
+  await browser.$('[data-testid="reason-input"]').setValue("Ship it");
+  const apply = await browser.$('[data-testid="apply-button"]');
+  await browser.waitUntil(() => apply.isEnabled(), WAIT);
+  await apply.click();
+  const stale = await browser.$('[data-testid="stale-box"]');
+  await stale.waitForDisplayed(WAIT);
+  assert.match(await browser.$('[data-testid="stale-files"]').getText(), /src\/stale\.ts/);
+  assert.match(await stale.getText(), /Preview is stale/);
+  assert.equal(fs.readFileSync(path.join(ws, "src/stale.ts"), "utf8"), edited, "nothing written");
+  assert.equal((await cards()).length, 1, "the stale action stays on the stack");
+  assert.ok(await browser.$('[data-testid="rerun-button"]').isDisplayed(), "offers to run the preview again");
+  await shot("stale.png");
+});
+
+test("running the preview again replaces the stale action with a fresh one", async () => {
+  await browser.$('[data-testid="rerun-button"]').click();
+  await browser.waitUntil(async () => {
+    const c = await cards();
+    return c.length === 1 && !(await c[0].$('[data-testid="status-badge"]').isExisting());
+  }, { ...WAIT, timeoutMsg: "a fresh, pending preview replaces the stale one" });
+  assert.deepEqual(await cardLabels(), ["AST Edit: 1 replacement in 1 file"]);
+});
