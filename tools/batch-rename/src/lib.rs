@@ -56,9 +56,9 @@
 //!   `Renamed <N> file[s].`, reject `Discarded batch rename of <N> file[s]. Reason: <reason>`.
 //!
 //! Modules, in reading order:
-//! - [`tool`]: the `Tool` implementation and the pending action it pushes
-//! - [`select`]: which entries `files` names (literal paths and globs)
-//! - [`plan`]: old → new names, and every check made before anything is queued
+//! - [`tool`] — the `Tool` implementation and the pending action it pushes
+//! - [`select`] — which entries `files` names (literal paths and globs)
+//! - [`plan`] — old → new names, and every check made before anything is queued
 
 use std::sync::Arc;
 
