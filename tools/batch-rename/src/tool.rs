@@ -62,7 +62,7 @@ impl Tool for BatchRenamePreview {
     fn description(&self) -> &str {
         "Preview renaming many files at once. Each selected file's name (not its folder) is matched \
          against the regular expression `find`; every match is replaced by `replace` ($1 or ${name} insert \
-         capture groups, $$ is a literal $). Files stay in their folders; folders are never renamed; \
+         capture groups, $$ is a literal $; start `find` with (?i) to ignore case). Files stay in their folders; folders are never renamed; \
          symlinks are renamed as links. Returns an old → new table and queues a pending action: nothing \
          is renamed until it is applied with the resolve tool."
     }

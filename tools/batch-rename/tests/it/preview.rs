@@ -165,3 +165,22 @@ async fn malformed_parameters_are_refused_by_the_schema() {
     assert!(r.is_error, "an empty file list is refused: {}", r.text_content());
     assert!(fx.actions().is_empty());
 }
+
+#[tokio::test]
+async fn example_script_runs_as_written() {
+    let fx = fixture(&[("photos/IMG_0001.jpg", "1"), ("photos/IMG_0002.jpg", "2"), ("photos/notes.jpg", "n")]);
+    let script = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/rename-photos.jsonl")).unwrap();
+    let mut texts = Vec::new();
+    for line in script.lines().filter(|l| !l.trim().is_empty()) {
+        let call: serde_json::Value = serde_json::from_str(line).expect("each line is one JSON object");
+        let r = fx
+            .session
+            .call(resolve_engine::Actor::Script, call["tool"].as_str().unwrap(), call["params"].clone())
+            .await;
+        assert!(!r.is_error, "{line}: {}", r.text_content());
+        texts.push(r.text_content());
+    }
+    assert_eq!(texts[1], "Renamed 2 files.");
+    assert!(texts[3].starts_with("Discarded batch rename of 3 files. Reason: "), "{}", texts[3]);
+    assert_eq!(fx.listing(), vec!["photos/", "photos/holiday-0001.jpg", "photos/holiday-0002.jpg", "photos/notes.jpg"]);
+}
