@@ -116,6 +116,9 @@ impl Tool for BatchRenamePreview {
         };
         let count = plan.count();
         let mut text = format!("Batch rename preview: {}.\n\n{}", plan.summary(), plan.table());
+        if !notes.is_empty() {
+            text.push('\n');
+        }
         for note in &notes {
             text.push_str(&format!("Note: {note}\n"));
         }
