@@ -1,0 +1,167 @@
+//! The `batch_rename_preview` tool: parameters, preview text, and the pending action it
+//! pushes. This is the part a custom tool author copies.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use resolve_engine::changeset::plural;
+use resolve_engine::{CustomToolApi, CustomToolPendingAction, Tool, ToolContext, ToolError, ToolResult};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::plan::{self, RenamePlan};
+use crate::select;
+
+/// The tool's name (also the `source_tool_name` of the actions it pushes).
+pub const TOOL_NAME: &str = "batch_rename_preview";
+
+/// `files` may be one path or glob, or a list of them.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Files {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Params {
+    files: Files,
+    find: String,
+    replace: String,
+}
+
+/// Previews a batch rename and pushes it as a pending action; nothing is renamed until the
+/// action is applied.
+pub struct BatchRenamePreview {
+    api: CustomToolApi,
+}
+
+impl BatchRenamePreview {
+    /// A tool that pushes its previews through `api`.
+    pub fn new(api: CustomToolApi) -> Self {
+        Self { api }
+    }
+}
+
+/// `Batch rename: 1 file`, `Batch rename: 3 files` (exact, SPEC §8).
+pub fn label(count: usize) -> String {
+    format!("Batch rename: {}", plural(count, "file", "files"))
+}
+
+#[async_trait]
+impl Tool for BatchRenamePreview {
+    fn name(&self) -> &str {
+        TOOL_NAME
+    }
+
+    fn label(&self) -> &str {
+        "Batch rename"
+    }
+
+    fn description(&self) -> &str {
+        "Preview renaming many files at once. Each selected file's name (not its folder) is matched \
+         against the regular expression `find`; every match is replaced by `replace` ($1 or ${name} insert \
+         capture groups, $$ is a literal $; start `find` with (?i) to ignore case). Files stay in their folders; folders are never renamed; \
+         symlinks are renamed as links. Returns an old → new table and queues a pending action: nothing \
+         is renamed until it is applied with the resolve tool."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "files": {
+                    "description": "Files to consider: paths or globs relative to the workspace (`photos/*.jpg`, `docs/**/*.md`; `*` does not cross `/`, `**` does). One string or a list.",
+                    "anyOf": [
+                        {"type": "string", "minLength": 1},
+                        {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1}
+                    ]
+                },
+                "find": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "Regular expression (Rust regex syntax) matched against each file name, e.g. `^IMG_(\\d+)`."
+                },
+                "replace": {
+                    "type": "string",
+                    "description": "Replacement for every match; `$1` / `${name}` insert capture groups (write `${1}_x`, not `$1_x`), `$$` is a literal `$`. May be empty."
+                }
+            },
+            "required": ["files", "find", "replace"],
+            "additionalProperties": false
+        })
+    }
+
+    async fn execute(&self, ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
+        let params: Params = serde_json::from_value(params)
+            .map_err(|e| ToolError::InvalidParams(format!("Invalid parameters for `{TOOL_NAME}`: {e}.")))?;
+        let patterns = match params.files {
+            Files::One(p) => vec![p],
+            Files::Many(ps) => ps,
+        };
+        let find = plan::compile(&params.find, &params.replace)?;
+        let ws = self.api.workspace()?;
+
+        // 1. Preview: select files and compute the checked plan (reads the disk, writes nothing).
+        let (plan, notes) = {
+            let (ws, cancel, replace) = (ws.clone(), ctx.cancel.clone(), params.replace.clone());
+            tokio::task::spawn_blocking(move || -> Result<_, plan::RenameError> {
+                let selection = select::select(&ws, &patterns, &cancel)?;
+                let plan = RenamePlan::compute(&ws, selection.entries, &find, &replace, &patterns)?;
+                Ok((plan, selection.notes))
+            })
+            .await
+            .map_err(|e| ToolError::Failed(format!("the preview stopped unexpectedly: {e}; nothing was queued")))??
+        };
+        let count = plan.count();
+        let mut text = format!("Batch rename preview: {}.\n\n{}", plan.summary(), plan.table());
+        if !notes.is_empty() {
+            text.push('\n');
+        }
+        for note in &notes {
+            text.push_str(&format!("Note: {note}\n"));
+        }
+        if count == 0 {
+            text.push_str(
+                "\n`find` changes no file name, so there is nothing to rename and no pending action was queued.",
+            );
+            return Ok(ToolResult::text(text).with_details(plan.details()));
+        }
+
+        // 2. Push the pending action: label, apply, reject, details, source.
+        //
+        // `apply(reason)` hands the renames to the engine's change set, which re-checks every
+        // source (still there, same type, same content hash) and every target (still free),
+        // then renames through temporary names in the same folder and undoes everything on
+        // any failure. A stale source comes back as `ToolError::Stale` (the second `?`
+        // converts the engine's `ApplyError`), so the action is kept, marked stale.
+        let details = plan.details();
+        let change_set = Arc::new(plan.change_set());
+        let apply = move |_reason: String| {
+            let (change_set, ws) = (change_set.clone(), ws.clone());
+            async move {
+                tokio::task::spawn_blocking(move || change_set.apply(&ws)).await.map_err(|e| {
+                    ToolError::Failed(format!("apply stopped unexpectedly: {e}; nothing was renamed"))
+                })??;
+                Ok(ToolResult::text(format!("Renamed {}.", plural(count, "file", "files"))))
+            }
+        };
+        let action = CustomToolPendingAction::new(label(count), apply)
+            .with_reject(move |reason| async move {
+                let files = plural(count, "file", "files");
+                Ok(Some(ToolResult::text(format!("Discarded batch rename of {files}. Reason: {reason}"))))
+            })
+            .with_details(details.clone())
+            .with_source_tool_name(TOOL_NAME);
+        let id = self.api.push_pending_action(action)?;
+
+        text.push_str(&format!(
+            "\nNothing has been renamed yet: apply the pending action \"{}\" to rename, or discard it.",
+            label(count)
+        ));
+        let mut result_details = details;
+        result_details["action_id"] = json!(id);
+        Ok(ToolResult::text(text).with_details(result_details))
+    }
+}

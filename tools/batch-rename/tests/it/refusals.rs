@@ -1,0 +1,132 @@
+use std::os::unix::fs::symlink;
+
+use serde_json::json;
+
+use crate::{assert_refused, fixture};
+
+#[tokio::test]
+async fn two_files_mapped_to_one_name_are_refused() {
+    let fx = fixture(&[("IMG_1.jpg", "1"), ("DSC_1.jpg", "2")]);
+    let before = fx.listing();
+    let r = fx.preview(json!("*.jpg"), r"^[A-Z]+_", "photo-").await;
+    assert_refused(&fx, &r, "Two files would get the same name `photo-1.jpg`: `DSC_1.jpg`, `IMG_1.jpg`", &before);
+}
+
+#[tokio::test]
+async fn existing_target_that_is_not_renamed_away_is_refused() {
+    let fx = fixture(&[("a.txt", "a"), ("b.txt", "b")]);
+    let before = fx.listing();
+    let r = fx.preview(json!("a.txt"), "^a", "b").await;
+    assert_refused(
+        &fx,
+        &r,
+        "`a.txt` would be renamed to `b.txt`, which already exists and is not renamed away",
+        &before,
+    );
+}
+
+#[tokio::test]
+async fn existing_target_that_stays_unchanged_is_refused() {
+    // b.txt is selected too but its name does not change, so it is not renamed away.
+    let fx = fixture(&[("a.txt", "a"), ("b.txt", "b")]);
+    let before = fx.listing();
+    let r = fx.preview(json!("*.txt"), "^a", "b").await;
+    assert_refused(&fx, &r, "which already exists and is not renamed away", &before);
+}
+
+#[tokio::test]
+async fn existing_folder_as_target_is_refused() {
+    let fx = fixture(&[("a", "a"), ("b/inner", "i")]);
+    let before = fx.listing();
+    let r = fx.preview(json!("a"), "a", "b").await;
+    assert_refused(&fx, &r, "`a` would be renamed to `b`, which already exists", &before);
+}
+
+#[tokio::test]
+async fn empty_new_name_is_refused() {
+    let fx = fixture(&[("a.txt", "a")]);
+    let before = fx.listing();
+    let r = fx.preview(json!("a.txt"), ".*", "").await;
+    assert_refused(&fx, &r, "The new name of `a.txt` would be empty", &before);
+}
+
+#[tokio::test]
+async fn dot_and_dot_dot_names_are_refused() {
+    let fx = fixture(&[("a.txt", "a")]);
+    let before = fx.listing();
+    let r = fx.preview(json!("a.txt"), ".*", ".").await;
+    assert_refused(&fx, &r, "The new name of `a.txt` would be `.`, which is not a file name", &before);
+    let r = fx.preview(json!("a.txt"), ".*", "..").await;
+    assert_refused(&fx, &r, "would be `..`, which is not a file name", &before);
+}
+
+#[tokio::test]
+async fn name_with_a_path_separator_is_refused() {
+    let fx = fixture(&[("a.txt", "a")]);
+    let before = fx.listing();
+    let r = fx.preview(json!("a.txt"), "^", "sub/").await;
+    assert_refused(&fx, &r, "would be `sub/a.txt`, which contains a path separator `/`", &before);
+}
+
+#[tokio::test]
+async fn name_with_a_nul_is_refused() {
+    let fx = fixture(&[("a.txt", "a")]);
+    let before = fx.listing();
+    let r = fx.preview(json!("a.txt"), "^a", "a\u{0}").await;
+    assert_refused(&fx, &r, "would be `a\\0.txt`, which contains a NUL character", &before);
+}
+
+#[tokio::test]
+async fn name_over_255_bytes_is_refused() {
+    let fx = fixture(&[("a.txt", "a")]);
+    let before = fx.listing();
+    let r = fx.preview(json!("a.txt"), "^a", &"x".repeat(252)).await;
+    assert_refused(&fx, &r, "would be 256 bytes long", &before);
+    let r = fx.preview(json!("a.txt"), "^a", &"x".repeat(251)).await;
+    assert!(!r.is_error, "255 bytes is allowed: {}", r.text_content());
+}
+
+#[tokio::test]
+async fn target_outside_the_workspace_is_refused() {
+    let fx = fixture(&[("a.txt", "a")]);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "s").unwrap();
+    symlink(outside.path(), fx.abs("elsewhere")).unwrap();
+    let before = fx.listing();
+    let r = fx.preview(json!("a.txt"), "^", "../").await;
+    assert_refused(&fx, &r, "contains a path separator", &before);
+    let r = fx.preview(json!("../a.txt"), "a", "b").await;
+    assert_refused(&fx, &r, "Path is outside the workspace: ../a.txt", &before);
+    let r = fx.preview(json!("elsewhere/secret.txt"), "secret", "public").await;
+    assert_refused(&fx, &r, "Path is outside the workspace: elsewhere/secret.txt", &before);
+    let r = fx.preview(json!("elsewhere/*.txt"), "secret", "public").await;
+    assert_refused(&fx, &r, "Path is outside the workspace: elsewhere", &before);
+    let abs = outside.path().join("secret.txt");
+    let r = fx.preview(json!(abs.to_str().unwrap()), "secret", "public").await;
+    assert_refused(&fx, &r, "Path is outside the workspace", &before);
+    assert!(outside.path().join("secret.txt").exists(), "nothing outside was touched");
+}
+
+#[tokio::test]
+async fn no_matching_file_is_refused() {
+    let fx = fixture(&[("a.txt", "a")]);
+    let before = fx.listing();
+    let r = fx.preview(json!("*.jpg"), "a", "b").await;
+    assert_refused(&fx, &r, "No file matches `files` (*.jpg)", &before);
+}
+
+#[tokio::test]
+async fn selection_of_only_folders_is_refused_and_says_why() {
+    let fx = fixture(&[("album/a.jpg", "a")]);
+    let before = fx.listing();
+    let r = fx.preview(json!("album"), "album", "photos").await;
+    assert_refused(&fx, &r, "only folders matched, and batch rename renames files, never folders", &before);
+}
+
+#[tokio::test]
+async fn missing_literal_path_is_refused() {
+    let fx = fixture(&[("a.txt", "a")]);
+    let before = fx.listing();
+    let r = fx.preview(json!(["a.txt", "missing.txt"]), "a", "b").await;
+    assert_refused(&fx, &r, "Path not found: missing.txt", &before);
+}
