@@ -118,8 +118,9 @@ export function validate(schema: JsonSchema, value: FormValue | undefined, path 
     case 'string': {
       const s = typeof value === 'string' ? value : value == null ? '' : String(value);
       if (s === '') {
+        // A required string is present even when empty ("" is valid JSON Schema);
+        // only minLength makes it non-empty.
         if (required && (schema.minLength ?? 0) > 0) errors[at] = 'Required';
-        else if (required && schema.minLength === undefined) errors[at] = 'Required';
         break;
       }
       if (schema.minLength !== undefined && s.length < schema.minLength) errors[at] = `At least ${plural(schema.minLength, 'character')}`;

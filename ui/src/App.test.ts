@@ -1,0 +1,186 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+import App from './App.svelte';
+import { FakeBackend } from './ipc/fakeBackend';
+
+afterEach(() => cleanup());
+
+async function setup(options: ConstructorParameters<typeof FakeBackend>[0] = {}) {
+  const backend = new FakeBackend({ latencyMs: 0, ...options });
+  const user = userEvent.setup();
+  render(App, { backend });
+  await waitFor(() => expect(screen.getAllByTestId('queue-card').length).toBe(4));
+  await waitFor(() => expect(screen.getAllByTestId('file-row').length).toBeGreaterThan(0));
+  return { backend, user };
+}
+
+describe('queue', () => {
+  it('renders the stack top first with label badges, sources and statuses', async () => {
+    await setup();
+    const cards = screen.getAllByTestId('queue-card');
+    expect(cards[0]!.dataset.top).toBe('true');
+    expect(within(cards[0]!).getByTestId('next-badge')).toBeInTheDocument();
+    expect(within(cards[0]!).getByTestId('label-badge')).toHaveTextContent('AST Edit');
+    expect(within(cards[0]!).getByTestId('queue-card-label')).toHaveTextContent('3 replacements in 2 files');
+    expect(within(cards[0]!).getByTestId('source-badge')).toHaveTextContent('ast_edit');
+    expect(within(cards[1]!).getByTestId('status-badge')).toHaveTextContent('stale');
+    expect(within(cards[2]!).getByTestId('queue-card-label')).toHaveTextContent('5000 replacements in 1000 files');
+    expect(within(cards[3]!).getByTestId('status-badge')).toHaveTextContent('failed');
+    for (const c of cards.slice(1)) expect(within(c).queryByTestId('next-badge')).toBeNull();
+  });
+
+  it('virtualises the 1,000-file action', async () => {
+    const { user } = await setup();
+    await user.click(screen.getAllByTestId('queue-card')[2]!);
+    await waitFor(() => expect(screen.getByText('1000', { selector: 'strong' })).toBeInTheDocument());
+    const rows = screen.getAllByTestId('file-row');
+    expect(rows.length).toBeGreaterThan(10);
+    expect(rows.length).toBeLessThan(100);
+  });
+});
+
+describe('decision panel', () => {
+  it('enables Apply and Discard only on the top action', async () => {
+    const { user } = await setup();
+    await user.type(screen.getByTestId('reason-input'), 'fine');
+    expect(screen.getByTestId('apply-button')).toBeEnabled();
+    expect(screen.getByTestId('discard-button')).toBeEnabled();
+    await user.click(screen.getAllByTestId('queue-card')[2]!);
+    expect(screen.getByTestId('not-top-message')).toHaveTextContent('Only the top action can be resolved (LIFO)');
+    expect(screen.getByTestId('apply-button')).toBeDisabled();
+    expect(screen.getByTestId('discard-button')).toBeDisabled();
+  });
+
+  it('requires a non-blank reason and fills it from the chips', async () => {
+    const { user } = await setup();
+    expect(screen.getByTestId('apply-button')).toBeDisabled();
+    expect(screen.getByTestId('discard-button')).toBeDisabled();
+    expect(screen.getByTestId('reason-required')).toHaveTextContent('A reason is required');
+    await user.type(screen.getByTestId('reason-input'), '   ');
+    expect(screen.getByTestId('apply-button')).toBeDisabled();
+    await user.click(screen.getByRole('button', { name: 'Wrong scope' }));
+    expect(screen.getByTestId('reason-input')).toHaveValue('Wrong scope');
+    expect(screen.getByTestId('apply-button')).toBeEnabled();
+    expect(screen.getByTestId('reason-required')).not.toHaveTextContent('A reason is required');
+  });
+
+  it('applies with expectedId = the id on screen, shows the result and advances the queue', async () => {
+    const { backend, user } = await setup();
+    const spy = vi.spyOn(backend, 'resolveAction');
+    const topId = screen.getAllByTestId('queue-card')[0]!.dataset.actionId!;
+    await user.click(screen.getByRole('button', { name: 'Looks correct' }));
+    await user.click(screen.getByTestId('apply-button'));
+    expect(spy).toHaveBeenCalledWith('apply', 'Looks correct', topId);
+    await waitFor(() => expect(screen.getByTestId('result-banner')).toHaveTextContent('Applied 3 replacements in 2 files.'));
+    await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(3));
+    expect(screen.getAllByTestId('queue-card')[0]!.dataset.actionId).not.toBe(topId);
+    expect(screen.getByTestId('reason-input')).toHaveValue('');
+  });
+
+  it('is busy while resolving and never submits twice', async () => {
+    const { backend, user } = await setup();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const original = backend.resolveAction.bind(backend);
+    const spy = vi.spyOn(backend, 'resolveAction').mockImplementation(async (...args) => {
+      await gate;
+      return original(...args);
+    });
+    await user.type(screen.getByTestId('reason-input'), 'ok');
+    const apply = screen.getByTestId('apply-button');
+    await fireEvent.click(apply);
+    await fireEvent.click(apply);
+    await fireEvent.keyDown(window, { key: 'a' });
+    expect(apply).toBeDisabled();
+    expect(screen.getByTestId('discard-button')).toBeDisabled();
+    expect(apply).toHaveAttribute('aria-busy', 'true');
+    release();
+    await waitFor(() => expect(screen.getByTestId('result-banner')).toBeInTheDocument());
+    expect(spy).toHaveBeenCalledTimes(1);
+  });
+
+  it('shows the stale files with Discard and Run the preview again', async () => {
+    const { user } = await setup();
+    await user.click(screen.getByRole('button', { name: 'Not needed' }));
+    await user.click(screen.getByTestId('discard-button'));
+    await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(3));
+    await waitFor(() => expect(screen.getByTestId('stale-files')).toHaveTextContent('assets/img_002.PNG'));
+    expect(screen.getByTestId('rerun-button')).toBeEnabled();
+    expect(screen.getAllByTestId('rename-row').length).toBeGreaterThan(0);
+    await user.click(screen.getByTestId('rerun-button'));
+    await waitFor(() => expect(screen.queryByTestId('stale-files')).toBeNull());
+    expect(screen.getByTestId('result-banner')).toHaveTextContent('Preview recomputed');
+  });
+
+  it('shows the engine message when the resolve is refused', async () => {
+    const { backend, user } = await setup();
+    vi.spyOn(backend, 'resolveAction').mockRejectedValueOnce({ code: 'idMismatch', message: 'The top action is act-9, not act-4.' });
+    await user.type(screen.getByTestId('reason-input'), 'ok');
+    await user.click(screen.getByTestId('discard-button'));
+    await waitFor(() => expect(screen.getByTestId('resolve-error')).toHaveTextContent('The top action is act-9, not act-4.'));
+  });
+});
+
+describe('keyboard shortcuts', () => {
+  it('are ignored while typing in the reason', async () => {
+    const { backend, user } = await setup();
+    const spy = vi.spyOn(backend, 'resolveAction');
+    const reason = screen.getByTestId('reason-input');
+    await user.click(reason);
+    await user.keyboard('adjkm?');
+    expect(reason).toHaveValue('adjkm?');
+    expect(spy).not.toHaveBeenCalled();
+    expect(screen.getByTestId('diff-view').dataset.mode).toBe('unified');
+    expect(screen.queryByTestId('help-dialog')).toBeNull();
+  });
+
+  it('m switches the diff mode, j/k move between files, ? opens help, Escape closes it', async () => {
+    const { user } = await setup();
+    (document.activeElement as HTMLElement | null)?.blur();
+    await user.keyboard('m');
+    expect(screen.getByTestId('diff-view').dataset.mode).toBe('split');
+    await user.keyboard('j');
+    await waitFor(() => expect(screen.getByTestId('diff-path')).toHaveTextContent('src/util/format.ts'));
+    await user.keyboard('k');
+    await waitFor(() => expect(screen.getByTestId('diff-path')).toHaveTextContent('src/api/client.ts'));
+    await user.keyboard('?');
+    expect(screen.getByTestId('help-dialog')).toBeInTheDocument();
+    await user.keyboard('{Escape}');
+    expect(screen.queryByTestId('help-dialog')).toBeNull();
+  });
+
+  it('a focuses the empty reason instead of applying', async () => {
+    const { backend, user } = await setup();
+    const spy = vi.spyOn(backend, 'resolveAction');
+    (document.activeElement as HTMLElement | null)?.blur();
+    await user.keyboard('a');
+    expect(screen.getByTestId('reason-input')).toHaveFocus();
+    expect(screen.getByTestId('reason-input')).toHaveValue('');
+    expect(spy).not.toHaveBeenCalled();
+  });
+});
+
+describe('history and tools', () => {
+  it('lists resolved actions newest first', async () => {
+    const { user } = await setup();
+    await user.click(screen.getByRole('button', { name: 'Looks correct' }));
+    await user.click(screen.getByTestId('apply-button'));
+    await waitFor(() => expect(screen.getByTestId('result-banner')).toBeInTheDocument());
+    await user.click(screen.getByTestId('history-button'));
+    const headers = screen.getAllByTestId('history-header').map((h) => h.textContent?.replace(/\s+/g, ' ').trim());
+    expect(headers[0]).toBe('Accept: 3 replacements in 2 files [ast_edit]');
+    expect(headers[1]).toMatch(/^Discard: /);
+  });
+
+  it('runs a tool from the generated form and shows the result', async () => {
+    const { user } = await setup();
+    await user.click(screen.getByTestId('run-tool-button'));
+    const dialog = await screen.findByTestId('run-tool-dialog');
+    await waitFor(() => expect(within(dialog).getByTestId('tool-select')).toHaveValue('ast_edit'));
+    await user.type(within(within(dialog).getByTestId('field-ops.0.pat')).getByRole('textbox'), 'console.warn($A)');
+    await user.click(within(dialog).getByTestId('tool-run'));
+    await waitFor(() => expect(within(dialog).getByTestId('tool-result')).toHaveTextContent('This is a preview'));
+    await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(5));
+  });
+});

@@ -1,0 +1,102 @@
+// IPC contract tests: the UI renders the same committed JSON fixtures that
+// crates/protocol/tests/fixtures.rs round-trips through the Rust types.
+import { readFileSync, readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { render, screen, within } from '@testing-library/svelte';
+import type {
+  FileDiff, HistoryEntry, IpcError, QueueSnapshot, RenameRow, ResolveOutcome, ToolInfo,
+} from './backend';
+import { toBackendError } from './backend';
+import QueueColumn from '../components/QueueColumn.svelte';
+import DiffView from '../components/DiffView.svelte';
+import HistoryPanel from '../components/HistoryPanel.svelte';
+import RenameTable from '../components/RenameTable.svelte';
+import RunToolDialog from '../components/RunToolDialog.svelte';
+import ResultBanner from '../components/ResultBanner.svelte';
+import DecisionPanel from '../components/DecisionPanel.svelte';
+
+const FIXTURES = resolve(__dirname, '../../../crates/protocol/fixtures');
+function fixture<T>(name: string): T {
+  return JSON.parse(readFileSync(resolve(FIXTURES, name), 'utf8')) as T;
+}
+const noop = () => {};
+
+describe('protocol fixtures (shared with crates/protocol)', () => {
+  it('the fixture directory is the one the Rust tests read', () => {
+    expect(readdirSync(FIXTURES)).toContain('queue_snapshot.json');
+  });
+
+  it('renders queue_snapshot.json top first with badges and statuses', () => {
+    const q = fixture<QueueSnapshot>('queue_snapshot.json');
+    render(QueueColumn, { actions: q.actions, selectedId: q.actions[0]!.id, now: q.actions[0]!.createdAtMs + 120_000, onSelect: noop });
+    const cards = screen.getAllByTestId('queue-card');
+    expect(cards.map((c) => c.dataset.actionId)).toEqual(q.actions.map((a) => a.id));
+    expect(within(cards[0]!).getByTestId('next-badge')).toHaveTextContent('Next to resolve');
+    expect(within(cards[0]!).getByTestId('label-badge')).toHaveTextContent('AST Edit');
+    expect(within(cards[0]!).getByTestId('queue-card-label')).toHaveTextContent('3 replacements in 2 files');
+    expect(within(cards[0]!).getByText('2 min ago')).toBeInTheDocument();
+    expect(within(cards[1]!).getByTestId('status-badge')).toHaveTextContent('stale');
+    expect(within(cards[2]!).getByTestId('status-error')).toHaveTextContent('Permission denied');
+  });
+
+  it('renders file_diff.json with line numbers and emphasis', () => {
+    const diff = fixture<FileDiff>('file_diff.json');
+    render(DiffView, { diff, mode: 'unified', onToggleMode: noop, onExpand: noop });
+    const lines = screen.getAllByTestId('diff-line');
+    expect(lines).toHaveLength(diff.hunks.reduce((n, h) => n + h.lines.length, 0));
+    const marks = screen.getByTestId('diff-view').querySelectorAll('mark.em');
+    expect([...marks].map((m) => m.textContent).join('|')).toContain('logger');
+  });
+
+  it('renders file_diff_binary.json as its summary', () => {
+    const diff = fixture<FileDiff>('file_diff_binary.json');
+    render(DiffView, { diff, mode: 'unified', onToggleMode: noop, onExpand: noop });
+    expect(screen.getByTestId('diff-summary')).toHaveTextContent(diff.summary!);
+  });
+
+  it('renders history.json as Accept / error / Discard', () => {
+    const entries = fixture<HistoryEntry[]>('history.json');
+    render(HistoryPanel, { entries, now: entries[0]!.atMs });
+    const rows = screen.getAllByTestId('history-entry');
+    const headers = screen.getAllByTestId('history-header').map((h) => h.textContent?.replace(/\s+/g, ' ').trim());
+    expect(headers[0]).toBe('Accept: 3 replacements in 2 files [ast_edit]');
+    expect(headers[1]).toBe('Failed: Changelog entry for 2.4.0 [custom_tool]');
+    expect(rows[0]).toHaveTextContent('Looks correct');
+    expect(rows[1]!.dataset.kind).toBe('error');
+    expect(rows[1]).not.toHaveTextContent('Discard');
+    expect(headers[2]).toBe('Discard: 2 files [batch_rename_preview]');
+    expect(rows[1]).toHaveTextContent('Permission denied');
+    expect(rows[0]!.querySelector('em')).toHaveTextContent('Looks correct');
+  });
+
+  it('renders rename_rows.json with each status', () => {
+    render(RenameTable, { rows: fixture<RenameRow[]>('rename_rows.json') });
+    expect(screen.getAllByTestId('rename-row').map((r) => r.dataset.status)).toEqual(['rename', 'rename', 'unchanged', 'directorySkipped']);
+  });
+
+  it('offers only the non-hidden tools of tools.json', () => {
+    render(RunToolDialog, { tools: fixture<ToolInfo[]>('tools.json'), onRun: noop });
+    const options = [...screen.getByTestId<HTMLSelectElement>('tool-select').options].map((o) => o.value);
+    expect(options).toEqual(['ast_edit', 'batch_rename_preview']);
+  });
+
+  it('shows resolve_outcome.json text and a stale outcome status', () => {
+    const ok = fixture<ResolveOutcome>('resolve_outcome.json');
+    render(ResultBanner, { text: ok.text, isError: ok.isError, onDismiss: noop });
+    expect(screen.getByTestId('result-banner')).toHaveTextContent('Applied 3 replacements in 2 files.');
+    const stale = fixture<ResolveOutcome>('resolve_outcome_stale.json');
+    const q = fixture<QueueSnapshot>('queue_snapshot.json');
+    render(DecisionPanel, {
+      action: { ...q.actions[0]!, status: stale.status! }, onApply: noop, onDiscard: noop, onRerun: noop, onGoToTop: noop,
+    });
+    expect(screen.getByTestId('stale-files')).toHaveTextContent('src/api/client.ts');
+  });
+
+  it('maps ipc_error.json onto a BackendError with its code', () => {
+    const raw = fixture<IpcError>('ipc_error.json');
+    const err = toBackendError(raw);
+    expect(err.code).toBe('idMismatch');
+    expect(err.message).toBe(raw.message);
+  });
+});
