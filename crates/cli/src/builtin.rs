@@ -4,6 +4,6 @@ use resolve_engine::{RegistryError, Session};
 
 /// Loads the built-in tools into `session`.
 pub fn load(session: &Session) -> Result<(), RegistryError> {
-    let _ = session;
+    session.load(resolve_tool_batch_rename::factory())?;
     Ok(())
 }

@@ -42,7 +42,12 @@ impl ContentHash {
     /// The hash of what is at `path` now: file bytes, or a symlink's target.
     pub fn of_entry(path: &Path, kind: EntryKind) -> io::Result<Self> {
         match kind {
-            EntryKind::File => Ok(Self::of(&fs::read(path)?)),
+            EntryKind::File => {
+                // Streamed: a folder of large videos must not be read whole into memory.
+                let mut hasher = blake3::Hasher::new();
+                hasher.update_reader(fs::File::open(path)?)?;
+                Ok(Self(*hasher.finalize().as_bytes()))
+            }
             EntryKind::Symlink => Ok(Self::of(fs::read_link(path)?.as_os_str().as_encoded_bytes())),
         }
     }

@@ -17,15 +17,15 @@
 //!   ([`PendingActionStore::subscribe`]).
 //!
 //! Modules, in reading order:
-//! - [`tool`]: `Tool`, `ToolResult`, `ToolError`, `ToolContext` (cancellation, progress)
-//! - [`registry`]: `ToolRegistry` (unique names, JSON Schema validation of parameters)
-//! - [`pending`]: `PendingAction`, `ActionStatus`, `PendingActionStore`, store events
-//! - [`resolve`]: the hidden built-in `resolve` tool and its rendering rules
-//! - [`custom`]: `CustomToolApi`, `CustomToolPendingAction`, tool factories
-//! - [`workspace`]: the workspace root and the path checks every file access goes through
-//! - [`changeset`]: `ChangeSet` — hash-pinned, atomic, all-or-nothing file changes
-//! - [`diff`]: `FileDiff`, `Hunk`, `DiffLine` — structured diffs computed with `similar`
-//! - [`session`]: `Session` — registry + store + transcript + tool choice + resolve policy
+//! - [`tool`] — `Tool`, `ToolResult`, `ToolError`, `ToolContext` (cancellation, progress)
+//! - [`registry`] — `ToolRegistry` (unique names, JSON Schema validation of parameters)
+//! - [`pending`] — `PendingAction`, `ActionStatus`, `PendingActionStore`, store events
+//! - [`resolve`] — the hidden built-in `resolve` tool and its rendering rules
+//! - [`custom`] — `CustomToolApi`, `CustomToolPendingAction`, tool factories
+//! - [`workspace`] — the workspace root and the path checks every file access goes through
+//! - [`changeset`] — `ChangeSet` — hash-pinned, atomic, all-or-nothing file changes
+//! - [`diff`] — `FileDiff`, `Hunk`, `DiffLine` — structured diffs computed with `similar`
+//! - [`session`] — `Session` — registry + store + transcript + tool choice + resolve policy
 
 pub mod changeset;
 pub mod custom;
