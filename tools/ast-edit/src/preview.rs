@@ -129,6 +129,16 @@ impl Preview {
                 out.push_str(&format!("\n  {}: {}", f.path, plural(f.replacements, "replacement", "replacements")));
             }
         }
+        match self.stopped {
+            Some(StopReason::Limit { limit }) => out.push_str(&format!(
+                "\nStopped at the limit of {}: later matches are not rewritten.",
+                plural(limit, "replacement", "replacements")
+            )),
+            Some(StopReason::FileCap { cap }) => out.push_str(&format!(
+                "\nStopped at the cap of {cap} changed files: later files are not rewritten (narrow `path` or run again after applying)."
+            )),
+            None => {}
+        }
         if self.nested_skipped > 0 {
             out.push_str(&format!(
                 "\nSkipped {} nested inside another match of the same op (the outermost match wins; run again to rewrite the inner ones).",

@@ -24,8 +24,9 @@ pub(crate) struct CompiledOp {
     pub index: usize,
     pub pattern: Pattern,
     pub fix: TemplateFix,
-    /// A literal every match must contain; None when none can be derived safely.
-    pub literal: Option<Finder<'static>>,
+    /// Literals every match contains (all must be in a file for it to match); empty when
+    /// none can be derived safely.
+    pub literals: Vec<Finder<'static>>,
 }
 
 /// The ops that compiled for one language.
@@ -37,7 +38,7 @@ pub(crate) struct LangOps {
 impl LangOps {
     /// False only when the bytes cannot contain a match of any op (literal prefilter).
     pub fn may_match(&self, bytes: &[u8]) -> bool {
-        self.ops.iter().any(|op| op.literal.as_ref().is_none_or(|f| f.find(bytes).is_some()))
+        self.ops.iter().any(|op| op.literals.iter().all(|f| f.find(bytes).is_some()))
     }
 }
 
@@ -61,23 +62,27 @@ pub(crate) fn compile(
         Ok(f) => f,
         Err(e) => match e {},
     };
-    let literal = required_literal(&pattern, lang).map(|s| Finder::new(s.as_bytes()).into_owned());
-    Ok(CompiledOp { index, pattern, fix, literal })
+    let literals = required_literals(&pattern, lang).iter().map(|s| Finder::new(s.as_bytes()).into_owned()).collect();
+    Ok(CompiledOp { index, pattern, fix, literals })
 }
 
-/// The longest terminal text of the pattern, which every match contains verbatim. None when
-/// it cannot be trusted: an ERROR node in the pattern (matches any kind), the language's
-/// expando character (a metavariable stand-in), or PHP (case-insensitive keywords).
-fn required_literal(pattern: &Pattern, lang: SupportLang) -> Option<String> {
-    fn walk<'a>(n: &'a PatternNode, best: &mut Option<&'a str>, poisoned: &mut bool) {
+/// Terminal texts every match contains verbatim, longest first (at most four). Named
+/// terminals are compared by text; unnamed ones only by kind, so only word-like keywords are
+/// used (an unnamed `;` can be a zero-width automatic semicolon). Empty when nothing can be
+/// trusted: an ERROR node in the pattern (it matches any kind), the language's expando or
+/// metavariable character in a text, or PHP (case-insensitive keywords).
+fn required_literals(pattern: &Pattern, lang: SupportLang) -> Vec<String> {
+    fn walk<'a>(n: &'a PatternNode, found: &mut Vec<&'a str>, poisoned: &mut bool) {
         match n {
             PatternNode::MetaVar { .. } => {}
-            PatternNode::Terminal { text, kind_id, .. } => {
+            PatternNode::Terminal { text, kind_id, is_named } => {
                 if *kind_id == u16::MAX {
                     *poisoned = true;
                 }
-                if best.is_none_or(|b| text.len() > b.len()) {
-                    *best = Some(text);
+                let t = text.trim();
+                let word = t.len() >= 2 && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+                if (*is_named && !t.is_empty()) || word {
+                    found.push(t);
                 }
             }
             PatternNode::Internal { kind_id, children } => {
@@ -85,22 +90,30 @@ fn required_literal(pattern: &Pattern, lang: SupportLang) -> Option<String> {
                     *poisoned = true;
                 }
                 for c in children {
-                    walk(c, best, poisoned);
+                    walk(c, found, poisoned);
                 }
             }
         }
     }
     if lang == SupportLang::Php {
-        return None;
+        return Vec::new();
     }
-    let mut best = None;
+    let mut found = Vec::new();
     let mut poisoned = false;
-    walk(&pattern.node, &mut best, &mut poisoned);
-    let best = best?.trim();
-    if poisoned || best.is_empty() || best.contains(lang.expando_char()) || best.contains(lang.meta_var_char()) {
-        return None;
+    walk(&pattern.node, &mut found, &mut poisoned);
+    if poisoned || found.iter().any(|t| t.contains(lang.expando_char()) || t.contains(lang.meta_var_char())) {
+        return Vec::new();
     }
-    Some(best.to_string())
+    found.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    found.dedup();
+    // A shorter literal contained in a longer one adds nothing.
+    let mut kept: Vec<&str> = Vec::new();
+    for t in found {
+        if !kept.iter().any(|k| k.contains(t)) {
+            kept.push(t);
+        }
+    }
+    kept.into_iter().take(4).map(str::to_string).collect()
 }
 
 /// Why a file was not scanned.
@@ -252,8 +265,16 @@ mod tests {
         let o = ops(SupportLang::TypeScript, &[("new Error($$$A)", "")], None);
         assert!(o.may_match(b"throw new Error('x')"));
         assert!(!o.may_match(b"throw new Failure('x')"), "a file without the literal `Error` cannot match");
+        assert!(!o.may_match(b"throw Error('x')"), "every word of the pattern must be present");
         let o = ops(SupportLang::Rust, &[("$A.unwrap()", "")], None);
         assert!(!o.may_match(b"fn main() { x.expect(\"y\") }"));
+    }
+
+    #[test]
+    fn unnamed_punctuation_is_never_required() {
+        // `;` may be a zero-width automatic semicolon in TypeScript.
+        let o = ops(SupportLang::TypeScript, &[("$A;", "")], None);
+        assert!(o.may_match(b"x"));
     }
 
     #[test]

@@ -163,7 +163,7 @@ pub fn preview(
             }
             let d = done.fetch_add(1, Ordering::Relaxed) + 1;
             if let Some(p) = progress {
-                if d % 64 == 0 || d == total {
+                if d.is_multiple_of(64) || d == total {
                     p(Progress {
                         done: d as u64,
                         total: Some(total as u64),
