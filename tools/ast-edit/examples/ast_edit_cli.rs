@@ -98,6 +98,7 @@ fn run() -> Result<bool, String> {
     let opts = ScanOptions {
         max_changed_files: args.max_files.unwrap_or(usize::MAX),
         render_diffs: !args.json,
+        keep_change_set: args.apply,
         ..ScanOptions::default()
     };
     let p = preview(&ws, &args.params, &opts, &CancellationToken::new(), None).map_err(|e| e.to_string())?;

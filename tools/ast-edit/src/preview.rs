@@ -77,6 +77,9 @@ pub enum StopReason {
 pub struct Preview {
     pub change_set: ChangeSet,
     pub replacements: usize,
+    /// Every match found: replaced, nested, overlapping or touching a parse error (for
+    /// comparison with tools that count matches, not replacements).
+    pub matches_found: usize,
     pub files: Vec<FileReport>,
     pub parse_issues: Vec<ParseIssue>,
     pub skipped_files: Vec<SkippedFile>,
@@ -216,6 +219,7 @@ impl Preview {
     fn summary_json(&self) -> Value {
         json!({
             "replacements": self.replacements,
+            "matches_found": self.matches_found,
             "files": self.files.len(),
             "files_listed": self.files_listed,
             "files_scanned": self.files_scanned,

@@ -130,7 +130,8 @@ pub(crate) enum FileSkip {
 pub(crate) struct Edit {
     pub start: usize,
     pub end: usize,
-    pub insert: Vec<u8>,
+    /// The replacement's bytes in [`FileScan::inserts`].
+    pub insert: std::ops::Range<usize>,
     /// 1-based line and 0-based byte column of the match start.
     pub line: usize,
     pub column: usize,
@@ -145,6 +146,10 @@ pub(crate) struct FileScan {
     pub bom: bool,
     /// Accepted edits, sorted by position, not overlapping.
     pub edits: Vec<Edit>,
+    /// The replacement texts of `edits`, back to back (one allocation per file, not one per
+    /// match: thousands of small live allocations scattered between freed parse trees would
+    /// pin a page each and multiply the peak memory).
+    pub inserts: Vec<u8>,
     pub nested_skipped: usize,
     pub overlap_skipped: usize,
     /// 1-based lines of matches skipped because they touch a parse error.
@@ -162,7 +167,7 @@ impl FileScan {
         let mut at = 0;
         for e in &self.edits[..n.min(self.edits.len())] {
             out.extend_from_slice(&body[at..e.start]);
-            out.extend_from_slice(&e.insert);
+            out.extend_from_slice(&self.inserts[e.insert.clone()]);
             at = e.end;
         }
         out.extend_from_slice(&body[at..]);
@@ -207,6 +212,8 @@ pub(crate) fn scan_text(bytes: Vec<u8>, ops: &LangOps) -> Option<FileScan> {
 
     let mut scan = FileScan { bom, ..FileScan::default() };
     let mut accepted: Vec<Edit> = Vec::new();
+    let mut inserts: Vec<u8> = Vec::new();
+    let mut parse_skipped: Vec<usize> = Vec::new();
     let mut any_match = false;
     for op in &ops.ops {
         let mut op_end = 0usize;
@@ -217,7 +224,7 @@ pub(crate) fn scan_text(bytes: Vec<u8>, ops: &LangOps) -> Option<FileScan> {
             let pos = node.start_pos();
             let line = pos.line() + 1;
             if has_errors && (node.get_inner_node().has_error() || node.ancestors().any(|a| a.is_error())) {
-                scan.parse_skipped.push(line);
+                parse_skipped.push(line);
                 continue;
             }
             let edit = nm.make_edit(&op.pattern, &op.fix);
@@ -231,7 +238,13 @@ pub(crate) fn scan_text(bytes: Vec<u8>, ops: &LangOps) -> Option<FileScan> {
                 continue;
             }
             op_end = end;
-            let insert = if crlf { to_crlf(&edit.inserted_text) } else { edit.inserted_text };
+            let from = inserts.len();
+            if crlf {
+                inserts.extend_from_slice(&to_crlf(&edit.inserted_text));
+            } else {
+                inserts.extend_from_slice(&edit.inserted_text);
+            }
+            let insert = from..inserts.len();
             op_edits.push(Edit { start, end, insert, line, column: pos.byte_point().1, op: op.index });
         }
         accepted.extend(op_edits);
@@ -239,10 +252,13 @@ pub(crate) fn scan_text(bytes: Vec<u8>, ops: &LangOps) -> Option<FileScan> {
     if !any_match {
         return None;
     }
-    accepted.sort_by_key(|e| (e.start, e.end));
-    scan.edits = accepted;
-    scan.parse_skipped.sort_unstable();
     drop(root);
+    // Fresh, exact-size copies made after the tree is freed (see `inserts`).
+    accepted.sort_by_key(|e| (e.start, e.end));
+    scan.edits = accepted.to_vec();
+    scan.inserts = inserts.to_vec();
+    parse_skipped.sort_unstable();
+    scan.parse_skipped = parse_skipped.to_vec();
     scan.before = bytes;
     Some(scan)
 }

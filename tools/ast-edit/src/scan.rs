@@ -31,11 +31,22 @@ pub struct ScanOptions {
     pub render_diffs: bool,
     /// Lines of context in diffs.
     pub context: usize,
+    /// Keep the bytes read and the bytes to write in [`Preview::change_set`]. A command line
+    /// that only prints the preview sets it to false, so memory stays at the size of the
+    /// diffs instead of twice the size of every changed file.
+    pub keep_change_set: bool,
 }
 
 impl Default for ScanOptions {
     fn default() -> Self {
-        Self { max_changed_files: 1000, max_file_bytes: 8 * 1024 * 1024, threads: None, render_diffs: true, context: 3 }
+        Self {
+            max_changed_files: 1000,
+            max_file_bytes: 8 * 1024 * 1024,
+            threads: None,
+            render_diffs: true,
+            context: 3,
+            keep_change_set: true,
+        }
     }
 }
 
@@ -135,6 +146,9 @@ pub fn preview(
     let found_files = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let limit = valid.limit.unwrap_or(usize::MAX);
+    // Without a change set and without a limit (which may re-render a file), the bytes are
+    // dropped as soon as the diff is rendered.
+    let drop_bytes = !opts.keep_change_set && valid.limit.is_none();
     let by_lang: Vec<&LangOps> = files.iter().map(|f| &compiled[&f.lang.to_string()]).collect();
 
     let worker = || {
@@ -148,7 +162,7 @@ pub fn preview(
                 break;
             }
             let f = files[i];
-            let outcome = scan_one(f, by_lang[i], opts);
+            let outcome = scan_one(f, by_lang[i], opts, drop_bytes);
             if let Some(Outcome::Found(scan, _)) = &outcome {
                 if !scan.edits.is_empty() {
                     let r = found_replacements.fetch_add(scan.edits.len(), Ordering::Relaxed) + scan.edits.len();
@@ -200,6 +214,7 @@ pub fn preview(
                 preview.skipped_files.push(SkippedFile { path: f.rel.clone(), reason: why.to_string() })
             }
             Outcome::Found(scan, rendered) => {
+                preview.matches_found += scan.parse_skipped.len();
                 if !scan.parse_skipped.is_empty() {
                     preview.parse_issues.push(ParseIssue {
                         path: f.rel.clone(),
@@ -245,7 +260,10 @@ pub fn preview(
                         .collect(),
                 });
                 preview.diffs.push(rendered.diff);
-                change_set.edit(f.rel.clone(), scan.before, rendered.after);
+                preview.matches_found += scan.edits.len() + scan.nested_skipped + scan.overlap_skipped;
+                if opts.keep_change_set {
+                    change_set.edit(f.rel.clone(), scan.before, rendered.after);
+                }
             }
         }
     }
@@ -279,7 +297,7 @@ pub fn preview(
     Ok(preview)
 }
 
-fn scan_one(f: &FileEntry, ops: &LangOps, opts: &ScanOptions) -> Option<Outcome> {
+fn scan_one(f: &FileEntry, ops: &LangOps, opts: &ScanOptions, drop_bytes: bool) -> Option<Outcome> {
     if f.size > opts.max_file_bytes {
         return Some(Outcome::Skipped(FileSkip::TooLarge(f.size)));
     }
@@ -297,7 +315,21 @@ fn scan_one(f: &FileEntry, ops: &LangOps, opts: &ScanOptions) -> Option<Outcome>
     if scan.edits.is_empty() {
         scan.before = Vec::new(); // only its parse issues are kept
     }
-    let rendered = (!scan.edits.is_empty()).then(|| render(&f.rel, &scan, scan.edits.len(), opts));
+    // Without diffs and without a change set, the new bytes are never needed.
+    let needed = opts.render_diffs || !drop_bytes;
+    let mut rendered = (!scan.edits.is_empty()).then(|| {
+        if needed {
+            render(&f.rel, &scan, scan.edits.len(), opts)
+        } else {
+            Rendered { after: Vec::new(), diff: None, added: None, removed: None }
+        }
+    });
+    if drop_bytes {
+        scan.before = Vec::new();
+        if let Some(r) = rendered.as_mut() {
+            r.after = Vec::new();
+        }
+    }
     Some(Outcome::Found(scan, rendered))
 }
 
