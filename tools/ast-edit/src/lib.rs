@@ -1,1 +1,112 @@
-//! resolve-tool-ast-edit
+//! # resolve-tool-ast-edit
+//!
+//! The built-in producer `ast_edit` (SPEC §5): structural rewrites with ast-grep over a
+//! workspace, previewed first and written only when the pending action is applied.
+//!
+//! Why it is shaped this way: the preview computes the complete new content of every file it
+//! would change and hands it to a [`ChangeSet`](resolve_engine::ChangeSet), pinned to the
+//! bytes it read. Apply never searches again: it writes exactly what was shown, after the
+//! hash check, or nothing. The same [`preview`] function serves the agent tool
+//! ([`factory`]) and a one-shot command line (`rdesk ast-edit`).
+//!
+//! Modules, in reading order:
+//! - [`params`]: parameters, JSON Schema, validation with the exact SPEC messages
+//! - `scope`: which files a call looks at (paths, globs, ignore files, workspace checks)
+//! - `rewrite`: one file — parse, match, overlap rules, BOM and CRLF
+//! - [`scan`]: the parallel, cancellable scan that builds a [`Preview`]
+//! - [`preview`]: the preview and its renderings (text, JSON, UI details)
+//!
+//! The tool itself ([`AstEditTool`]) is below: validate, scan on the blocking pool, push.
+
+pub mod params;
+pub mod preview;
+mod rewrite;
+pub mod scan;
+mod scope;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use resolve_engine::{CustomToolApi, CustomToolPendingAction, Tool, ToolContext, ToolError, ToolResult};
+use serde_json::Value;
+
+pub use params::{parameters_schema, parse_lang, supported_languages, AstEditParams, RewriteOp, ValidParams};
+pub use preview::{FileReport, MatchInfo, ParseIssue, PatternIssue, Preview, SkippedFile, StopReason};
+pub use scan::{preview, ProgressFn, ScanOptions};
+
+/// The tool's name (exact, SPEC §5) and the pending action's `source_tool_name`.
+pub const TOOL_NAME: &str = "ast_edit";
+
+/// The `ast_edit` tool of one session.
+pub struct AstEditTool {
+    api: CustomToolApi,
+    options: ScanOptions,
+}
+
+impl AstEditTool {
+    pub fn new(api: CustomToolApi, options: ScanOptions) -> Self {
+        Self { api, options }
+    }
+}
+
+/// A factory for [`Session::load`](resolve_engine::Session::load) with default options.
+pub fn factory() -> impl FnOnce(&CustomToolApi) -> Vec<Arc<dyn Tool>> {
+    factory_with(ScanOptions::default())
+}
+
+/// A factory with chosen scan options (file cap, size limit, threads).
+pub fn factory_with(options: ScanOptions) -> impl FnOnce(&CustomToolApi) -> Vec<Arc<dyn Tool>> {
+    move |api: &CustomToolApi| vec![Arc::new(AstEditTool::new(api.clone(), options)) as Arc<dyn Tool>]
+}
+
+#[async_trait]
+impl Tool for AstEditTool {
+    fn name(&self) -> &str {
+        TOOL_NAME
+    }
+
+    fn label(&self) -> &str {
+        "AST Edit"
+    }
+
+    fn description(&self) -> &str {
+        "Structural search-and-replace with ast-grep patterns over files of the workspace. \
+         Shows a preview (per-file counts and unified diffs) and pushes a pending action; \
+         nothing is written until it is applied with the resolve tool."
+    }
+
+    fn parameters(&self) -> Value {
+        parameters_schema()
+    }
+
+    async fn execute(&self, ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
+        let params = AstEditParams::from_json(&params)?;
+        params.validate()?;
+        let ws = self.api.workspace()?;
+        let options = self.options.clone();
+        let scan_ws = ws.clone();
+        let scan_ctx = ctx.clone();
+        let preview = tokio::task::spawn_blocking(move || {
+            let report = |p| scan_ctx.report(p);
+            preview(&scan_ws, &params, &options, &scan_ctx.cancel, Some(&report))
+        })
+        .await
+        .map_err(|e| ToolError::Failed(format!("ast_edit stopped unexpectedly: {e}; nothing was changed")))??;
+        ctx.check_cancelled()?;
+
+        let mut details = preview.details(preview::DETAIL_DIFF_FILES, self.options.context);
+        if preview.replacements == 0 {
+            return Ok(ToolResult::text(preview.summary_text()).with_details(details));
+        }
+        let text = preview.text(preview::TEXT_DIFF_BYTES);
+        let label = preview.label();
+        let applied = preview.applied_text();
+        let action_details = preview.action_details();
+        let action = CustomToolPendingAction::from_change_set(label, preview.change_set, ws, applied)
+            .with_source_tool_name(TOOL_NAME)
+            .with_details(action_details);
+        let id = self.api.push_pending_action(action)?;
+        details["action_id"] = Value::String(id);
+        Ok(ToolResult::text(text).with_details(details))
+    }
+}

@@ -1,0 +1,417 @@
+//! `ast_edit` driven through a real `resolve_engine::Session` on real temp dirs.
+//! One test binary for the crate: add new behaviour tests here.
+
+use std::fs;
+use std::path::Path;
+
+use resolve_engine::{Actor, CancellationToken, PendingActionStore, ResolvePolicy, Session, ToolResult, Workspace};
+use resolve_tool_ast_edit::{preview, AstEditParams, RewriteOp, ScanOptions};
+use serde_json::{json, Value};
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(p, text).unwrap();
+}
+
+fn read(root: &Path, rel: &str) -> String {
+    fs::read_to_string(root.join(rel)).unwrap()
+}
+
+fn session(root: &Path) -> Session {
+    let s = Session::with_store(root, ResolvePolicy::Agent, PendingActionStore::new()).unwrap();
+    s.load(resolve_tool_ast_edit::factory()).unwrap();
+    s
+}
+
+async fn edit(s: &Session, params: Value) -> ToolResult {
+    s.call(Actor::Agent, "ast_edit", params).await
+}
+
+async fn apply(s: &Session) -> ToolResult {
+    s.call(Actor::Agent, "resolve", json!({"action": "apply", "reason": "looks right"})).await
+}
+
+fn op(pat: &str, out: &str) -> Value {
+    json!([{"pat": pat, "out": out}])
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+#[tokio::test]
+async fn validation_errors_use_the_spec_messages() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(1);\n");
+    let s = session(d.path());
+    let cases = [
+        (json!({"ops": []}), "`ops` must include at least one op entry"),
+        (json!({"ops": [{"pat": "", "out": "x"}]}), "`ops[0].pat` must be a non-empty pattern"),
+        (json!({"ops": [{"pat": "a", "out": "b"}, {"pat": "a", "out": "c"}]}), "Duplicate rewrite pattern: a"),
+        (json!({"ops": [{"pat": "a", "out": "b"}], "limit": 0}), "limit must be a positive number"),
+        (json!({"ops": [{"pat": "a", "out": "b"}], "limit": -3}), "limit must be a positive number"),
+        (json!({"ops": [{"pat": "a", "out": "b"}], "path": "missing/dir"}), "Path not found: missing/dir"),
+        (json!({"ops": [{"pat": "a", "out": "b"}], "path": "../x"}), "Path is outside the workspace: ../x"),
+    ];
+    for (params, want) in cases {
+        let r = edit(&s, params.clone()).await;
+        assert!(r.is_error, "{params} must fail");
+        assert_eq!(r.text_content(), want, "message for {params}");
+    }
+    let r = edit(&s, json!({"ops": op("a", "b"), "lang": "klingon"})).await;
+    assert!(
+        r.is_error && r.text_content().starts_with("Unknown language `klingon`. Supported languages:"),
+        "{}",
+        r.text_content()
+    );
+    assert!(r.text_content().contains("typescript"), "the error lists the supported languages");
+    assert!(!s.store().has_pending(), "no error pushes an action");
+}
+
+#[tokio::test]
+async fn directory_preview_reports_per_file_counts_and_writes_nothing() {
+    let d = tmp();
+    write(d.path(), "src/a.ts", "foo(1);\nfoo(2);\n");
+    write(d.path(), "src/b.ts", "foo(3);\n");
+    write(d.path(), "src/c.ts", "bar(4);\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)"), "path": "src"})).await;
+    assert!(!r.is_error, "{}", r.text_content());
+    let text = r.text_content();
+    assert!(text.contains("src/a.ts: 2 replacements") && text.contains("src/b.ts: 1 replacement"), "{text}");
+    assert!(text.contains("-foo(1);") && text.contains("+bar(1);"), "the text carries unified diffs: {text}");
+    assert_eq!(read(d.path(), "src/a.ts"), "foo(1);\nfoo(2);\n", "a preview writes nothing");
+    let details = r.details.unwrap();
+    assert_eq!(details["files"][0]["path"], "src/a.ts");
+    assert_eq!(details["files"][0]["replacements"], 2);
+    assert!(
+        details["files"][0]["diff"]["hunks"].as_array().is_some_and(|h| !h.is_empty()),
+        "structured diffs in details"
+    );
+    let top = s.store().peek().unwrap();
+    assert_eq!(top.label, "AST Edit: 3 replacements in 2 files");
+    assert_eq!(top.source_tool_name, "ast_edit");
+    assert_eq!(top.details.as_ref().unwrap()["files"][1]["path"], "src/b.ts");
+    let r = apply(&s).await;
+    assert_eq!(r.text_content(), "Applied 3 replacements in 2 files.");
+    assert_eq!(read(d.path(), "src/a.ts"), "bar(1);\nbar(2);\n");
+}
+
+#[tokio::test]
+async fn singular_label_and_apply_text() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(1);\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)")})).await;
+    assert!(!r.is_error, "{}", r.text_content());
+    assert_eq!(s.store().peek().unwrap().label, "AST Edit: 1 replacement in 1 file");
+    assert_eq!(apply(&s).await.text_content(), "Applied 1 replacement in 1 file.");
+}
+
+#[tokio::test]
+async fn zero_matches_say_no_replacements_made_and_push_nothing() {
+    let d = tmp();
+    write(d.path(), "a.ts", "bar(1);\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo($A)", "x")})).await;
+    assert!(!r.is_error);
+    assert_eq!(r.text_content(), "No replacements made");
+    assert!(!s.store().has_pending());
+}
+
+#[tokio::test]
+async fn glob_and_comma_list_scope_the_files() {
+    let d = tmp();
+    for f in ["src/a.ts", "src/deep/b.ts", "lib/c.ts", "test/d.ts"] {
+        write(d.path(), f, "foo(1);\n");
+    }
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)"), "path": "src", "glob": "*.ts"})).await;
+    assert_eq!(
+        s.store().peek().unwrap().label,
+        "AST Edit: 1 replacement in 1 file",
+        "`*` does not cross `/`: {}",
+        r.text_content()
+    );
+    s.call(Actor::Agent, "resolve", json!({"action": "discard", "reason": "next"})).await;
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)"), "path": "src", "glob": "**/*.ts"})).await;
+    assert!(r.text_content().contains("src/deep/b.ts"), "`**` crosses `/`");
+    s.call(Actor::Agent, "resolve", json!({"action": "discard", "reason": "next"})).await;
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)"), "path": "lib, test/d.ts"})).await;
+    let text = r.text_content();
+    assert!(text.contains("lib/c.ts") && text.contains("test/d.ts") && !text.contains("src/a.ts"), "{text}");
+    s.call(Actor::Agent, "resolve", json!({"action": "discard", "reason": "next"})).await;
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)"), "path": "src/**/*.ts"})).await;
+    assert_eq!(s.store().peek().unwrap().label, "AST Edit: 2 replacements in 2 files", "{}", r.text_content());
+}
+
+#[tokio::test]
+async fn contextual_pattern_with_sel_rewrites_a_class_method() {
+    let d = tmp();
+    write(d.path(), "a.ts", "class A {\n  run() { return 1; }\n}\nfunction run() { return 2; }\n");
+    let s = session(d.path());
+    let r = edit(
+        &s,
+        json!({"ops": op("class $_ { run() { $$$B } }", "execute() { $$$B }"), "sel": "method_definition", "lang": "ts"}),
+    )
+    .await;
+    assert!(!r.is_error, "{}", r.text_content());
+    apply(&s).await;
+    assert_eq!(read(d.path(), "a.ts"), "class A {\n  execute() { return 1; }\n}\nfunction run() { return 2; }\n");
+}
+
+#[tokio::test]
+async fn metavariables_single_and_multi_are_substituted() {
+    let d = tmp();
+    write(d.path(), "a.ts", "console.log(a, b + 1, 'c');\nassertEq(x, y);\n");
+    let s = session(d.path());
+    let ops = json!([{"pat": "console.log($$$ARGS)", "out": "logger.debug($$$ARGS)"}, {"pat": "assertEq($A, $B)", "out": "expect($A).toBe($B)"}]);
+    let r = edit(&s, json!({"ops": ops})).await;
+    assert!(!r.is_error, "{}", r.text_content());
+    apply(&s).await;
+    assert_eq!(read(d.path(), "a.ts"), "logger.debug(a, b + 1, 'c');\nexpect(x).toBe(y);\n");
+}
+
+#[tokio::test]
+async fn empty_out_deletes_the_match() {
+    let d = tmp();
+    write(d.path(), "a.ts", "debugger;\nlet x = 1;\n");
+    let s = session(d.path());
+    edit(&s, json!({"ops": [{"pat": "debugger;", "out": ""}]})).await;
+    apply(&s).await;
+    assert_eq!(read(d.path(), "a.ts"), "\nlet x = 1;\n");
+}
+
+#[tokio::test]
+async fn limit_caps_the_replacements_and_says_so() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(1);\nfoo(2);\nfoo(3);\n");
+    write(d.path(), "b.ts", "foo(4);\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)"), "limit": 2})).await;
+    assert_eq!(s.store().peek().unwrap().label, "AST Edit: 2 replacements in 1 file");
+    assert!(r.text_content().contains("limit"), "the stop is said: {}", r.text_content());
+    apply(&s).await;
+    assert_eq!(read(d.path(), "a.ts"), "bar(1);\nbar(2);\nfoo(3);\n", "the first matches in path order");
+    assert_eq!(read(d.path(), "b.ts"), "foo(4);\n");
+}
+
+fn mixed_tree(root: &Path) {
+    write(root, "a.ts", "foo(1);\n");
+    write(root, "b.tsx", "const x = <div>{foo(2)}</div>;\n");
+    write(root, "c.js", "foo(3);\n");
+    write(root, "d.py", "foo(4)\n");
+    write(root, "README.md", "foo(5)\n");
+}
+
+#[tokio::test]
+async fn mixed_tree_without_lang_parses_each_file_by_extension() {
+    let d = tmp();
+    mixed_tree(d.path());
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)"), "path": "a.ts,b.tsx,c.js,d.py"})).await;
+    assert!(!r.is_error, "{}", r.text_content());
+    apply(&s).await;
+    assert_eq!(read(d.path(), "a.ts"), "bar(1);\n");
+    assert_eq!(read(d.path(), "b.tsx"), "const x = <div>{bar(2)}</div>;\n");
+    assert_eq!(read(d.path(), "c.js"), "bar(3);\n");
+    assert_eq!(read(d.path(), "d.py"), "bar(4)\n");
+}
+
+#[tokio::test]
+async fn lang_in_a_mixed_tree_skips_other_languages_silently() {
+    let d = tmp();
+    mixed_tree(d.path());
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)"), "lang": "PY"})).await;
+    let text = r.text_content();
+    assert!(!r.is_error, "{text}");
+    assert_eq!(s.store().peek().unwrap().label, "AST Edit: 1 replacement in 1 file");
+    assert!(!text.contains("a.ts") && !text.contains("Skipped files"), "other languages are not reported: {text}");
+}
+
+#[tokio::test]
+async fn matches_touching_a_syntax_error_are_skipped_and_reported() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(1);\nfoo(2 +);\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)")})).await;
+    let text = r.text_content();
+    assert!(text.contains("Parse issues") && text.contains("a.ts: 1 match skipped at line 2"), "{text}");
+    apply(&s).await;
+    assert_eq!(read(d.path(), "a.ts"), "bar(1);\nfoo(2 +);\n", "the match outside the error is rewritten");
+}
+
+#[tokio::test]
+async fn crlf_and_bom_are_preserved() {
+    let d = tmp();
+    fs::write(d.path().join("a.ts"), b"\xEF\xBB\xBFlet a = 1;\r\nfoo(x);\r\n").unwrap();
+    let s = session(d.path());
+    edit(&s, json!({"ops": op("foo($A)", "bar(\n  $A,\n)")})).await;
+    apply(&s).await;
+    assert_eq!(fs::read(d.path().join("a.ts")).unwrap(), b"\xEF\xBB\xBFlet a = 1;\r\nbar(\r\n  x,\r\n);\r\n".to_vec());
+}
+
+#[tokio::test]
+async fn nested_matches_preview_count_equals_what_apply_writes() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(foo(x));\n");
+    let ws = Workspace::open(d.path()).unwrap();
+    let params =
+        AstEditParams { ops: vec![RewriteOp { pat: "foo($A)".into(), out: "bar($A)".into() }], ..Default::default() };
+    let p = preview(&ws, &params, &ScanOptions::default(), &CancellationToken::new(), None).unwrap();
+    assert_eq!(p.replacements, 1, "outermost wins");
+    assert_eq!(p.nested_skipped, 1);
+    assert!(p.summary_text().contains("Skipped 1 match nested"), "{}", p.summary_text());
+    let previewed = p.change_set.changes()[0].clone();
+    let s = session(d.path());
+    edit(&s, json!({"ops": op("foo($A)", "bar($A)")})).await;
+    assert_eq!(s.store().peek().unwrap().label, "AST Edit: 1 replacement in 1 file");
+    apply(&s).await;
+    let written = fs::read(d.path().join("a.ts")).unwrap();
+    match previewed {
+        resolve_engine::Change::Edit { after, .. } => {
+            assert_eq!(&written[..], &after[..], "apply writes the previewed bytes")
+        }
+        other => panic!("unexpected change {other:?}"),
+    }
+    assert_eq!(read(d.path(), "a.ts"), "bar(foo(x));\n");
+}
+
+#[tokio::test]
+async fn apply_refuses_when_file_changed_since_preview() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(1);\n");
+    let s = session(d.path());
+    edit(&s, json!({"ops": op("foo($A)", "bar($A)")})).await;
+    write(d.path(), "a.ts", "foo(1);\nfoo(2);\n");
+    let r = apply(&s).await;
+    assert!(r.is_error && r.text_content().contains("stale"), "{}", r.text_content());
+    assert_eq!(s.store().peek().unwrap().status.as_str(), "stale", "the action stays, marked stale");
+    assert_eq!(read(d.path(), "a.ts"), "foo(1);\nfoo(2);\n", "nothing written");
+}
+
+#[tokio::test]
+async fn second_preview_of_the_same_file_goes_stale_after_the_first_is_applied() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(1);\nbaz(2);\n");
+    let s = session(d.path());
+    edit(&s, json!({"ops": op("foo($A)", "bar($A)")})).await;
+    edit(&s, json!({"ops": op("baz($A)", "qux($A)")})).await;
+    assert_eq!(s.store().len(), 2);
+    let r = apply(&s).await;
+    assert!(!r.is_error, "{}", r.text_content());
+    assert_eq!(read(d.path(), "a.ts"), "foo(1);\nqux(2);\n");
+    let r = apply(&s).await;
+    assert!(r.is_error, "the older preview read other bytes: {}", r.text_content());
+    assert_eq!(s.store().peek().unwrap().status.as_str(), "stale");
+    assert_eq!(read(d.path(), "a.ts"), "foo(1);\nqux(2);\n");
+}
+
+#[tokio::test]
+async fn escaping_paths_are_refused() {
+    let d = tmp();
+    let outside = tmp();
+    write(outside.path(), "x.ts", "foo(1);\n");
+    write(d.path(), "a.ts", "foo(1);\n");
+    std::os::unix::fs::symlink(outside.path(), d.path().join("link")).unwrap();
+    let s = session(d.path());
+    let abs = outside.path().join("x.ts").display().to_string();
+    for path in ["../x.ts", abs.as_str(), "link/x.ts", "link"] {
+        let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)"), "path": path})).await;
+        assert!(r.is_error, "{path} must be refused");
+        assert_eq!(r.text_content(), format!("Path is outside the workspace: {path}"));
+    }
+    // A walk from the root never follows the link.
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)")})).await;
+    assert_eq!(s.store().peek().unwrap().label, "AST Edit: 1 replacement in 1 file", "{}", r.text_content());
+    apply(&s).await;
+    assert_eq!(read(outside.path(), "x.ts"), "foo(1);\n", "the file outside is untouched");
+}
+
+#[tokio::test]
+async fn gitignored_git_and_node_modules_files_are_untouched() {
+    let d = tmp();
+    write(d.path(), ".gitignore", "gen/\n");
+    write(d.path(), "gen/a.ts", "foo(1);\n");
+    write(d.path(), ".git/hooks/x.ts", "foo(1);\n");
+    write(d.path(), "node_modules/m/i.ts", "foo(1);\n");
+    write(d.path(), "src/a.ts", "foo(1);\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)")})).await;
+    assert_eq!(s.store().peek().unwrap().label, "AST Edit: 1 replacement in 1 file", "{}", r.text_content());
+    s.call(Actor::Agent, "resolve", json!({"action": "discard", "reason": "next"})).await;
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)"), "glob": "node_modules/**/*.ts"})).await;
+    assert!(
+        r.text_content().contains("node_modules/m/i.ts"),
+        "a glob naming node_modules opens it: {}",
+        r.text_content()
+    );
+}
+
+#[tokio::test]
+async fn binary_and_non_utf8_files_are_skipped_and_reported() {
+    let d = tmp();
+    fs::write(d.path().join("bin.ts"), b"foo(1);\0\0").unwrap();
+    fs::write(d.path().join("latin.ts"), b"foo(\xE9);\n").unwrap();
+    write(d.path(), "ok.ts", "foo(1);\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)")})).await;
+    let text = r.text_content();
+    assert!(text.contains("bin.ts: binary file") && text.contains("latin.ts: not UTF-8"), "{text}");
+    assert_eq!(s.store().peek().unwrap().label, "AST Edit: 1 replacement in 1 file");
+}
+
+#[tokio::test]
+async fn overlapping_ops_earlier_op_wins_and_is_reported() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(x);\n");
+    let s = session(d.path());
+    let ops = json!([{"pat": "foo($A)", "out": "one($A)"}, {"pat": "$F(x)", "out": "two(x)"}]);
+    let r = edit(&s, json!({"ops": ops})).await;
+    assert!(r.text_content().contains("overlapping a match of an earlier op"), "{}", r.text_content());
+    apply(&s).await;
+    assert_eq!(read(d.path(), "a.ts"), "one(x);\n");
+}
+
+#[tokio::test]
+async fn file_cap_stops_the_scan_and_says_so() {
+    let d = tmp();
+    for i in 0..5 {
+        write(d.path(), &format!("f{i}.ts"), "foo(1);\n");
+    }
+    let ws = Workspace::open(d.path()).unwrap();
+    let params =
+        AstEditParams { ops: vec![RewriteOp { pat: "foo($A)".into(), out: "bar($A)".into() }], ..Default::default() };
+    let opts = ScanOptions { max_changed_files: 2, threads: Some(1), ..ScanOptions::default() };
+    let p = preview(&ws, &params, &opts, &CancellationToken::new(), None).unwrap();
+    assert_eq!(p.files.len(), 2);
+    assert!(p.summary_text().contains("cap of 2 changed files"), "{}", p.summary_text());
+}
+
+#[tokio::test]
+async fn cancelled_scan_changes_nothing() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(1);\n");
+    let ws = Workspace::open(d.path()).unwrap();
+    let params =
+        AstEditParams { ops: vec![RewriteOp { pat: "foo($A)".into(), out: "bar($A)".into() }], ..Default::default() };
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let e = preview(&ws, &params, &ScanOptions::default(), &cancel, None).unwrap_err();
+    assert_eq!(e.code(), "cancelled");
+}
+
+#[tokio::test]
+async fn json_form_is_compact_with_match_positions() {
+    let d = tmp();
+    write(d.path(), "a.ts", "let a;\n  foo(1);\n");
+    let ws = Workspace::open(d.path()).unwrap();
+    let params =
+        AstEditParams { ops: vec![RewriteOp { pat: "foo($A)".into(), out: "bar($A)".into() }], ..Default::default() };
+    let p = preview(&ws, &params, &ScanOptions::default(), &CancellationToken::new(), None).unwrap();
+    let j = p.to_json();
+    assert_eq!(j["summary"]["replacements"], 1);
+    assert_eq!(j["files"][0]["matches"][0], json!({"line": 2, "column": 2, "op": 0}));
+}
