@@ -64,7 +64,7 @@ async function startApp(args) {
 const cards = () => browser.$$('[data-testid="queue-card"]');
 const cardLabels = async () => {
   const labels = [];
-  for (const c of await cards()) labels.push(await c.$('[data-testid="queue-card-label"]').getText());
+  for (const c of await cards()) labels.push(await c.getAttribute("data-label"));
   return labels;
 };
 const waitForCards = (n) =>

@@ -169,7 +169,7 @@ describe('history and tools', () => {
     await waitFor(() => expect(screen.getByTestId('result-banner')).toBeInTheDocument());
     await user.click(screen.getByTestId('history-button'));
     const headers = screen.getAllByTestId('history-header').map((h) => h.textContent?.replace(/\s+/g, ' ').trim());
-    expect(headers[0]).toBe('Accept: 3 replacements in 2 files [ast_edit]');
+    expect(headers[0]).toBe('Accept: 3 replacements in 2 files [AST Edit]');
     expect(headers[1]).toMatch(/^Discard: /);
   });
 

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::custom::CustomToolApi;
-use crate::pending::{ActionInfo, PendingActionStore};
+use crate::pending::PendingActionStore;
 use crate::registry::{RegistryError, ToolRegistry, ToolSpec};
 use crate::resolve::{render_resolve_header, ResolveDetails, ResolveTool, RESOLVE_TOOL_NAME};
 use crate::tool::{Tool, ToolContext, ToolError, ToolResult};

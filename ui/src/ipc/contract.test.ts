@@ -60,12 +60,12 @@ describe('protocol fixtures (shared with crates/protocol)', () => {
     render(HistoryPanel, { entries, now: entries[0]!.atMs });
     const rows = screen.getAllByTestId('history-entry');
     const headers = screen.getAllByTestId('history-header').map((h) => h.textContent?.replace(/\s+/g, ' ').trim());
-    expect(headers[0]).toBe('Accept: 3 replacements in 2 files [ast_edit]');
+    expect(headers[0]).toBe('Accept: 3 replacements in 2 files [AST Edit]');
     expect(headers[1]).toBe('Failed: Changelog entry for 2.4.0 [custom_tool]');
     expect(rows[0]).toHaveTextContent('Looks correct');
     expect(rows[1]!.dataset.kind).toBe('error');
     expect(rows[1]).not.toHaveTextContent('Discard');
-    expect(headers[2]).toBe('Discard: 2 files [batch_rename_preview]');
+    expect(headers[2]).toBe('Discard: 2 files [Batch rename]');
     expect(rows[1]).toHaveTextContent('Permission denied');
     expect(rows[0]!.querySelector('em')).toHaveTextContent('Looks correct');
   });

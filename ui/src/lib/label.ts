@@ -8,8 +8,13 @@ export function splitLabel(label: string): SplitLabel {
   return { badge: label.slice(0, at), summary: label.slice(at + 2) };
 }
 
-/** `Accept: <summary> [<source>]` / `Discard: <summary> [<source>]`. */
-export function historyHeader(action: 'apply' | 'discard', label: string, source: string): string {
+/**
+ * `Accept: <summary> [<source>]` / `Discard: <summary> [<source>]`: the source is the
+ * label's badge, or the producing tool's name when the label has none (the engine's
+ * `render_resolve_header` follows the same rule).
+ */
+export function historyHeader(action: 'apply' | 'discard', label: string, sourceToolName: string): string {
   const verb = action === 'apply' ? 'Accept' : 'Discard';
-  return `${verb}: ${splitLabel(label).summary} [${source}]`;
+  const { badge, summary } = splitLabel(label);
+  return `${verb}: ${summary} [${badge ?? sourceToolName}]`;
 }

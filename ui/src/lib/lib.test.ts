@@ -10,7 +10,7 @@ describe('labels', () => {
     expect(splitLabel('AST Edit: 3 replacements in 2 files')).toEqual({ badge: 'AST Edit', summary: '3 replacements in 2 files' });
     expect(splitLabel('A: b: c')).toEqual({ badge: 'A', summary: 'b: c' });
     expect(splitLabel('No badge here')).toEqual({ badge: null, summary: 'No badge here' });
-    expect(historyHeader('discard', 'Batch rename: 4 files', 'batch_rename_preview')).toBe('Discard: 4 files [batch_rename_preview]');
+    expect(historyHeader('discard', 'Batch rename: 4 files', 'batch_rename_preview')).toBe('Discard: 4 files [Batch rename]');
   });
 });
 
