@@ -31,7 +31,8 @@ impl Args {
         let mut out = Args { workspace: None, script: None, policy: ResolvePolicy::Human, data_dir: None };
         let mut it = args.into_iter();
         while let Some(arg) = it.next() {
-            let mut value = |name: &str| it.next().ok_or_else(|| format!("resolve-desk: {name} needs a value\n\n{USAGE}"));
+            let mut value =
+                |name: &str| it.next().ok_or_else(|| format!("resolve-desk: {name} needs a value\n\n{USAGE}"));
             match arg.as_str() {
                 "-h" | "--help" => return Err(USAGE.to_string()),
                 "--script" => out.script = Some(PathBuf::from(value("--script")?)),

@@ -150,7 +150,12 @@ pub async fn run_script(state: State<'_, AppState>, text: String) -> Result<Vec<
     let (session, _) = state.session().await;
     let mut steps = Vec::new();
     resolve_agent::run_script(&session, Actor::Script, text.as_bytes(), |r| {
-        steps.push(wire::ScriptStep { step: r.step as u32, tool: r.tool.clone(), is_error: r.is_error, text: r.text.clone() })
+        steps.push(wire::ScriptStep {
+            step: r.step as u32,
+            tool: r.tool.clone(),
+            is_error: r.is_error,
+            text: r.text.clone(),
+        })
     })
     .await
     .map_err(|e| IpcError::new(IpcErrorCode::InvalidParams, format!("{e}; the steps before it ran.")))?;

@@ -21,10 +21,10 @@ pub mod state;
 
 use tauri::{Manager, Runtime};
 
-/// The app's builder, generic over the runtime so tests can use Tauri's mock runtime.
-pub fn builder<R: Runtime>(state: state::AppState) -> tauri::Builder<R> {
-    tauri::Builder::<R>::new()
-        .manage(state)
+/// Adds the app's state, commands and event forwarding to a builder; generic over the
+/// runtime so tests can pass Tauri's `mock_builder()`.
+pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> tauri::Builder<R> {
+    base.manage(state)
         .invoke_handler(tauri::generate_handler![
             commands::get_session,
             commands::list_actions,
@@ -64,7 +64,7 @@ pub fn run() {
             std::process::exit(2);
         }
     };
-    let result = builder::<tauri::Wry>(state)
+    let result = builder(tauri::Builder::<tauri::Wry>::new(), state)
         .plugin(tauri_plugin_dialog::init())
         .run(tauri::generate_context!("tauri.conf.json"));
     if let Err(e) = result {

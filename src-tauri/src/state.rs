@@ -41,7 +41,8 @@ impl AppState {
             recents.add(current.session.workspace().root());
         }
         if let Some(script) = &args.script {
-            let file = std::fs::File::open(script).map_err(|e| format!("cannot read script {}: {e}", script.display()))?;
+            let file =
+                std::fs::File::open(script).map_err(|e| format!("cannot read script {}: {e}", script.display()))?;
             resolve_agent::run_script(&current.session, Actor::Script, std::io::BufReader::new(file), |step| {
                 if step.is_error {
                     eprintln!("resolve-desk: script step {} ({}) failed: {}", step.step, step.tool, step.text);
@@ -83,7 +84,10 @@ impl AppState {
                 f.abort();
             }
             *current = next;
-            emitter(resolve_protocol::ipc::events::QUEUE_CHANGED, serde_json::json!({"revision": current.session.store().revision()}));
+            emitter(
+                resolve_protocol::ipc::events::QUEUE_CHANGED,
+                serde_json::json!({"revision": current.session.store().revision()}),
+            );
             Ok(session_info(&current))
         } else {
             let mut current = self.current.write().await;

@@ -7,7 +7,7 @@ use resolve_desk::args::Args;
 use resolve_desk::state::AppState;
 use serde_json::{json, Value};
 use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{get_ipc_response, mock_context, noop_assets, MockRuntime, INVOKE_KEY};
+use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, MockRuntime, INVOKE_KEY};
 use tauri::webview::InvokeRequest;
 use tauri::WebviewWindow;
 
@@ -32,7 +32,7 @@ fn fixture_ws() -> tempfile::TempDir {
 fn start() -> App {
     let ws = fixture_ws();
     let data = tempfile::tempdir().unwrap();
-    let script = ws.path().join("setup.jsonl");
+    let script = data.path().join("setup.jsonl");
     fs::write(
         &script,
         concat!(
@@ -49,9 +49,8 @@ fn start() -> App {
         policy: resolve_engine::ResolvePolicy::Human,
         data_dir: Some(data.path().to_path_buf()),
     };
-    fs::remove_file(&script).unwrap_or(());
     let state = tauri::async_runtime::block_on(AppState::start(&args)).expect("state starts");
-    let app = resolve_desk::builder::<MockRuntime>(state).build(mock_context(noop_assets())).expect("app builds");
+    let app = resolve_desk::builder(mock_builder(), state).build(mock_context(noop_assets())).expect("app builds");
     let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("window");
     App { _app: app, webview, ws, _data: data }
 }
@@ -63,7 +62,7 @@ fn invoke(app: &App, cmd: &str, args: Value) -> Result<Value, Value> {
             cmd: cmd.into(),
             callback: CallbackFn(0),
             error: CallbackFn(1),
-            url: "http://tauri.localhost".parse().unwrap(),
+            url: "tauri://localhost".parse().unwrap(),
             body: InvokeBody::Json(args),
             headers: Default::default(),
             invoke_key: INVOKE_KEY.to_string(),
@@ -109,18 +108,22 @@ fn every_command_is_callable_with_the_ui_argument_keys() {
     assert_eq!(names, vec!["resolve", "ast_edit", "batch_rename_preview"]);
 
     // A person's resolve must name the top; the one below is refused and nothing changes.
-    let err = invoke(&app, "resolve_action", json!({"action": "apply", "reason": "r", "expectedId": below})).unwrap_err();
+    let err =
+        invoke(&app, "resolve_action", json!({"action": "apply", "reason": "r", "expectedId": below})).unwrap_err();
     assert_eq!(err["code"], "idMismatch");
-    let err = invoke(&app, "resolve_action", json!({"action": "apply", "reason": "  ", "expectedId": top})).unwrap_err();
+    let err =
+        invoke(&app, "resolve_action", json!({"action": "apply", "reason": "  ", "expectedId": top})).unwrap_err();
     assert_eq!(err["code"], "invalidParams");
-    let out = invoke(&app, "resolve_action", json!({"action": "apply", "reason": "looks right", "expectedId": top})).unwrap();
+    let out =
+        invoke(&app, "resolve_action", json!({"action": "apply", "reason": "looks right", "expectedId": top})).unwrap();
     assert_eq!(out["isError"], false);
     assert_eq!(out["text"], "Applied 2 replacements in 1 file.");
     assert_eq!(out["details"]["actionId"], top);
     let written = fs::read_to_string(app.ws.path().join("src/a.ts")).unwrap();
     assert_eq!(written, "logger.debug(1);\nlogger.debug(\"é\", 2);\n");
 
-    let out = invoke(&app, "resolve_action", json!({"action": "discard", "reason": "not now", "expectedId": below})).unwrap();
+    let out =
+        invoke(&app, "resolve_action", json!({"action": "discard", "reason": "not now", "expectedId": below})).unwrap();
     assert_eq!(out["text"], "Discarded batch rename of 2 files. Reason: not now");
     assert!(app.ws.path().join("photos/IMG_1.JPG").exists(), "discard renames nothing");
 

@@ -38,9 +38,11 @@ async fn write_failing_midway_rolls_back_every_file_and_keeps_the_action() {
     let s = session(dir.path());
     let before = snapshot(s.workspace().root());
     let mut cs = ChangeSet::new();
-    cs.edit("a.txt", b"A\n".to_vec(), b"A2\n".to_vec())
-        .edit("b.txt", b"B\n".to_vec(), b"B2\n".to_vec())
-        .edit("c.txt", b"C\n".to_vec(), b"C2\n".to_vec());
+    cs.edit("a.txt", b"A\n".to_vec(), b"A2\n".to_vec()).edit("b.txt", b"B\n".to_vec(), b"B2\n".to_vec()).edit(
+        "c.txt",
+        b"C\n".to_vec(),
+        b"C2\n".to_vec(),
+    );
     s.api()
         .push_pending_action(CustomToolPendingAction::from_change_set(
             "Edit: 3 files",

@@ -167,7 +167,8 @@ mod tests {
     #[tokio::test]
     async fn steps_report_result_and_stack_top_first() {
         let dir = tempfile::tempdir().unwrap();
-        let s = Session::with_store(dir.path(), ResolvePolicy::Agent, PendingActionStore::with_id_prefix("pa-")).unwrap();
+        let s =
+            Session::with_store(dir.path(), ResolvePolicy::Agent, PendingActionStore::with_id_prefix("pa-")).unwrap();
         for label in ["one", "two"] {
             s.api()
                 .push_pending_action(CustomToolPendingAction::new(label, |_| async { Ok(ToolResult::empty()) }))
@@ -185,6 +186,9 @@ mod tests {
         assert!(reports[1].is_error);
         assert!(reports[1].text.contains("Known tools: resolve"), "{}", reports[1].text);
         let line = serde_json::to_string(&reports[0]).unwrap();
-        assert!(line.starts_with(r#"{"step":1,"tool":"resolve","is_error":false,"text":"Applied: two.","details":{"#), "{line}");
+        assert!(
+            line.starts_with(r#"{"step":1,"tool":"resolve","is_error":false,"text":"Applied: two.","details":{"#),
+            "{line}"
+        );
     }
 }

@@ -17,7 +17,11 @@ use resolve_engine::{Actor, PendingActionStore, ResolvePolicy, Session};
 mod builtin;
 
 #[derive(Parser)]
-#[command(name = "rdesk", version, about = "Resolve Desk, headless: preview far-reaching changes, then apply or discard them.")]
+#[command(
+    name = "rdesk",
+    version,
+    about = "Resolve Desk, headless: preview far-reaching changes, then apply or discard them."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

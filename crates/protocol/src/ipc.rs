@@ -119,10 +119,7 @@ pub struct IpcError {
 
 impl IpcError {
     pub fn new(code: IpcErrorCode, message: impl Into<String>) -> Self {
-        IpcError {
-            code,
-            message: message.into(),
-        }
+        IpcError { code, message: message.into() }
     }
 }
 
@@ -158,11 +155,7 @@ mod tests {
             IpcErrorCode::Internal,
         ] {
             let json = serde_json::to_string(&code).expect("serialize code");
-            assert_eq!(
-                json,
-                format!("\"{}\"", code.as_str()),
-                "serde and as_str must agree for {code:?}"
-            );
+            assert_eq!(json, format!("\"{}\"", code.as_str()), "serde and as_str must agree for {code:?}");
         }
     }
 

@@ -40,13 +40,9 @@ pub mod session;
 pub mod tool;
 pub mod typescript;
 
-pub use diff::{
-    DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, Hunk, RenameRow, RenameStatus,
-};
+pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, Hunk, RenameRow, RenameStatus};
 pub use ipc::{IpcError, IpcErrorCode, QueueChanged};
-pub use queue::{
-    ActionCounts, ActionKind, ActionStatus, ActionSummary, QueueSnapshot, ToolCallInfo,
-};
+pub use queue::{ActionCounts, ActionKind, ActionStatus, ActionSummary, QueueSnapshot, ToolCallInfo};
 pub use resolve::{HistoryEntry, ResolveChoice, ResolveDetails, ResolveOutcome};
 pub use session::{Policy, SessionInfo};
 pub use tool::{ScriptStep, ToolInfo, ToolProgress, ToolRunOutcome};

@@ -71,9 +71,7 @@ mod tests {
     use super::*;
 
     fn generated_file() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../..")
-            .join(GENERATED_PATH)
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(GENERATED_PATH)
     }
 
     #[test]
@@ -81,8 +79,7 @@ mod tests {
         let expected = bindings();
         let path = generated_file();
         if std::env::var_os("RD_UPDATE_TS").is_some() {
-            std::fs::create_dir_all(path.parent().expect("generated file has a parent"))
-                .expect("create generated dir");
+            std::fs::create_dir_all(path.parent().expect("generated file has a parent")).expect("create generated dir");
             std::fs::write(&path, &expected).expect("write generated TypeScript");
             return;
         }

@@ -17,10 +17,8 @@ fn fixtures_dir() -> PathBuf {
 
 fn round_trip<T: DeserializeOwned + Serialize>(name: &str) -> T {
     let path = fixtures_dir().join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("read fixture {}: {e}", path.display()));
-    let original: serde_json::Value =
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name} is not JSON: {e}"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read fixture {}: {e}", path.display()));
+    let original: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name} is not JSON: {e}"));
     let typed: T = serde_json::from_value(original.clone())
         .unwrap_or_else(|e| panic!("{name} does not match {}: {e}", std::any::type_name::<T>()));
     let again = serde_json::to_value(&typed).expect("serialize back");
@@ -60,14 +58,8 @@ fn session_info_fixture_round_trips() {
 #[test]
 fn queue_snapshot_fixture_round_trips_top_first() {
     let q: QueueSnapshot = round_trip("queue_snapshot.json");
-    assert!(
-        q.actions[0].is_top,
-        "the first action is the top of the stack"
-    );
-    assert!(
-        q.actions[1..].iter().all(|a| !a.is_top),
-        "only one action is on top"
-    );
+    assert!(q.actions[0].is_top, "the first action is the top of the stack");
+    assert!(q.actions[1..].iter().all(|a| !a.is_top), "only one action is on top");
     assert!(matches!(q.actions[1].status, ActionStatus::Stale { .. }));
     assert!(matches!(q.actions[2].status, ActionStatus::Failed { .. }));
     assert_eq!(q.actions[2].origin, None, "origin null stays null");
@@ -83,30 +75,16 @@ fn event_payload_fixtures_round_trip() {
 #[test]
 fn diff_fixtures_round_trip() {
     let files: Vec<FileEntry> = round_trip("file_entries.json");
-    assert!(files
-        .iter()
-        .any(|f| f.change == FileChange::Renamed && f.old_path.is_some()));
+    assert!(files.iter().any(|f| f.change == FileChange::Renamed && f.old_path.is_some()));
     let diff: FileDiff = round_trip("file_diff.json");
     let removed = &diff.hunks[0].lines[2];
     assert_eq!(removed.kind, DiffLineKind::Removed);
-    assert_eq!(
-        removed.new_no, None,
-        "removed lines have no new line number"
-    );
-    assert_eq!(
-        &removed.text[2..13],
-        "console.log",
-        "emphasis range points at the changed word"
-    );
+    assert_eq!(removed.new_no, None, "removed lines have no new line number");
+    assert_eq!(&removed.text[2..13], "console.log", "emphasis range points at the changed word");
     let binary: FileDiff = round_trip("file_diff_binary.json");
-    assert!(
-        binary.summary.is_some() && binary.hunks.is_empty(),
-        "binary files carry a summary, not hunks"
-    );
+    assert!(binary.summary.is_some() && binary.hunks.is_empty(), "binary files carry a summary, not hunks");
     let renames: Vec<RenameRow> = round_trip("rename_rows.json");
-    assert!(renames
-        .iter()
-        .any(|r| r.status == RenameStatus::DirectorySkipped));
+    assert!(renames.iter().any(|r| r.status == RenameStatus::DirectorySkipped));
 }
 
 #[test]
@@ -115,24 +93,15 @@ fn resolve_and_history_fixtures_round_trip() {
     assert!(!ok.is_error && ok.status.is_none());
     let stale: ResolveOutcome = round_trip("resolve_outcome_stale.json");
     assert!(stale.is_error);
-    assert!(
-        matches!(stale.status, Some(ActionStatus::Stale { .. })),
-        "a stale apply reports the new status"
-    );
+    assert!(matches!(stale.status, Some(ActionStatus::Stale { .. })), "a stale apply reports the new status");
     let history: Vec<HistoryEntry> = round_trip("history.json");
-    assert!(
-        history.windows(2).all(|w| w[0].at_ms >= w[1].at_ms),
-        "history is newest first"
-    );
+    assert!(history.windows(2).all(|w| w[0].at_ms >= w[1].at_ms), "history is newest first");
 }
 
 #[test]
 fn tool_fixtures_round_trip() {
     let tools: Vec<ToolInfo> = round_trip("tools.json");
-    assert!(
-        tools.iter().any(|t| t.name == "resolve" && t.hidden),
-        "resolve is hidden"
-    );
+    assert!(tools.iter().any(|t| t.name == "resolve" && t.hidden), "resolve is hidden");
     let _: ToolRunOutcome = round_trip("tool_run_outcome.json");
     let _: Vec<ScriptStep> = round_trip("script_steps.json");
     let err: IpcError = round_trip("ipc_error.json");
@@ -143,19 +112,11 @@ fn tool_fixtures_round_trip() {
 fn every_fixture_file_is_checked() {
     let mut on_disk: Vec<String> = std::fs::read_dir(fixtures_dir())
         .expect("list fixtures")
-        .map(|e| {
-            e.expect("dir entry")
-                .file_name()
-                .to_string_lossy()
-                .into_owned()
-        })
+        .map(|e| e.expect("dir entry").file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".json"))
         .collect();
     on_disk.sort();
     let mut listed: Vec<String> = FIXTURES.iter().map(|s| s.to_string()).collect();
     listed.sort();
-    assert_eq!(
-        on_disk, listed,
-        "every fixture must be listed in FIXTURES and round-tripped by a test"
-    );
+    assert_eq!(on_disk, listed, "every fixture must be listed in FIXTURES and round-tripped by a test");
 }
