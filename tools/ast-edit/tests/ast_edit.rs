@@ -415,3 +415,42 @@ async fn json_form_is_compact_with_match_positions() {
     assert_eq!(j["summary"]["replacements"], 1);
     assert_eq!(j["files"][0]["matches"][0], json!({"line": 2, "column": 2, "op": 0}));
 }
+
+#[tokio::test]
+async fn a_pattern_that_fails_for_one_language_is_reported_and_the_others_proceed() {
+    let d = tmp();
+    write(d.path(), "a.ts", "let x = 1;\n");
+    write(d.path(), "b.py", "y = 2\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("let $A = $B;", "const $A = $B;")})).await;
+    let text = r.text_content();
+    assert!(!r.is_error, "{text}");
+    assert!(text.contains("Pattern issues:") && text.contains("for Python"), "the Python failure is reported: {text}");
+    apply(&s).await;
+    assert_eq!(read(d.path(), "a.ts"), "const x = 1;\n");
+}
+
+#[tokio::test]
+async fn an_invalid_pattern_for_the_given_lang_is_a_clear_error() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(1);\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo(", "bar("), "lang": "ts"})).await;
+    assert!(r.is_error);
+    assert!(r.text_content().starts_with("Invalid pattern in `ops[0].pat` for TypeScript"), "{}", r.text_content());
+}
+
+#[tokio::test]
+async fn progress_reports_files_scanned_out_of_total() {
+    let d = tmp();
+    for i in 0..3 {
+        write(d.path(), &format!("f{i}.ts"), "foo(1);\n");
+    }
+    let ws = Workspace::open(d.path()).unwrap();
+    let params =
+        AstEditParams { ops: vec![RewriteOp { pat: "foo($A)".into(), out: "bar($A)".into() }], ..Default::default() };
+    let seen = std::sync::Mutex::new(Vec::new());
+    let report = |p: resolve_engine::Progress| seen.lock().unwrap().push((p.done, p.total));
+    preview(&ws, &params, &ScanOptions::default(), &CancellationToken::new(), Some(&report)).unwrap();
+    assert_eq!(seen.lock().unwrap().last(), Some(&(3, Some(3))), "the last report says all files were scanned");
+}
