@@ -55,8 +55,8 @@ pub(crate) fn compile(
         None => Pattern::try_new(pat, lang),
     }
     .map_err(|e| e.to_string())?;
-    if pattern.has_error() {
-        return Err(format!("the pattern `{pat}` does not parse as {lang}"));
+    if pattern.has_error() || contains_error(&pattern.node) {
+        return Err(format!("the pattern `{pat}` does not parse as {lang} (it contains a syntax error)"));
     }
     let fix = match TemplateFix::try_new(out, &lang) {
         Ok(f) => f,
@@ -64,6 +64,15 @@ pub(crate) fn compile(
     };
     let literals = required_literals(&pattern, lang).iter().map(|s| Finder::new(s.as_bytes()).into_owned()).collect();
     Ok(CompiledOp { index, pattern, fix, literals })
+}
+
+/// True when the pattern has an ERROR node anywhere (tree-sitter's error symbol is `u16::MAX`).
+fn contains_error(n: &PatternNode) -> bool {
+    match n {
+        PatternNode::MetaVar { .. } => false,
+        PatternNode::Terminal { kind_id, .. } => *kind_id == u16::MAX,
+        PatternNode::Internal { kind_id, children } => *kind_id == u16::MAX || children.iter().any(contains_error),
+    }
 }
 
 /// Terminal texts every match contains verbatim, longest first (at most four). Named

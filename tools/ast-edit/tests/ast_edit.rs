@@ -334,6 +334,8 @@ async fn escaping_paths_are_refused() {
 async fn gitignored_git_and_node_modules_files_are_untouched() {
     let d = tmp();
     write(d.path(), ".gitignore", "gen/\n");
+    write(d.path(), ".ignore", "vendor.ts\n");
+    write(d.path(), "vendor.ts", "foo(1);\n");
     write(d.path(), "gen/a.ts", "foo(1);\n");
     write(d.path(), ".git/hooks/x.ts", "foo(1);\n");
     write(d.path(), "node_modules/m/i.ts", "foo(1);\n");
@@ -414,4 +416,69 @@ async fn json_form_is_compact_with_match_positions() {
     let j = p.to_json();
     assert_eq!(j["summary"]["replacements"], 1);
     assert_eq!(j["files"][0]["matches"][0], json!({"line": 2, "column": 2, "op": 0}));
+}
+
+#[tokio::test]
+async fn a_pattern_that_fails_for_one_language_is_reported_and_the_others_proceed() {
+    let d = tmp();
+    write(d.path(), "a.ts", "let x = 1;\n");
+    write(d.path(), "b.py", "y = 2\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("let $A = $B;", "const $A = $B;")})).await;
+    let text = r.text_content();
+    assert!(!r.is_error, "{text}");
+    assert!(text.contains("Pattern issues:") && text.contains("for Python"), "the Python failure is reported: {text}");
+    apply(&s).await;
+    assert_eq!(read(d.path(), "a.ts"), "const x = 1;\n");
+}
+
+#[tokio::test]
+async fn an_invalid_pattern_for_the_given_lang_is_a_clear_error() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(1);\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo(", "bar("), "lang": "ts"})).await;
+    assert!(r.is_error);
+    assert!(r.text_content().starts_with("Invalid pattern in `ops[0].pat` for TypeScript"), "{}", r.text_content());
+}
+
+#[tokio::test]
+async fn progress_reports_files_scanned_out_of_total() {
+    let d = tmp();
+    for i in 0..3 {
+        write(d.path(), &format!("f{i}.ts"), "foo(1);\n");
+    }
+    let ws = Workspace::open(d.path()).unwrap();
+    let params =
+        AstEditParams { ops: vec![RewriteOp { pat: "foo($A)".into(), out: "bar($A)".into() }], ..Default::default() };
+    let seen = std::sync::Mutex::new(Vec::new());
+    let report = |p: resolve_engine::Progress| seen.lock().unwrap().push((p.done, p.total));
+    preview(&ws, &params, &ScanOptions::default(), &CancellationToken::new(), Some(&report)).unwrap();
+    assert_eq!(seen.lock().unwrap().last(), Some(&(3, Some(3))), "the last report says all files were scanned");
+}
+
+#[tokio::test]
+async fn huge_files_are_skipped_with_a_note_and_the_size_is_configurable() {
+    let d = tmp();
+    write(d.path(), "big.ts", &"foo(1);\n".repeat(100));
+    write(d.path(), "small.ts", "foo(1);\n");
+    let s = Session::with_store(d.path(), ResolvePolicy::Agent, PendingActionStore::new()).unwrap();
+    s.load(resolve_tool_ast_edit::factory_with(ScanOptions { max_file_bytes: 100, ..ScanOptions::default() })).unwrap();
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)")})).await;
+    let text = r.text_content();
+    assert!(text.contains("big.ts: too large (800 bytes"), "{text}");
+    assert_eq!(s.store().peek().unwrap().label, "AST Edit: 1 replacement in 1 file");
+}
+
+#[tokio::test]
+async fn a_symlink_loop_named_as_path_is_a_clear_error() {
+    let d = tmp();
+    std::os::unix::fs::symlink("loop-b", d.path().join("loop-a")).unwrap();
+    std::os::unix::fs::symlink("loop-a", d.path().join("loop-b")).unwrap();
+    write(d.path(), "a.ts", "foo(1);\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)"), "path": "loop-a"})).await;
+    assert!(r.is_error && r.text_content().contains("Symlink loop"), "{}", r.text_content());
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)")})).await;
+    assert!(!r.is_error, "a walk skips the loop: {}", r.text_content());
 }
