@@ -2,6 +2,8 @@
 //!
 //! - `rdesk run SCRIPT --workspace DIR` replays a JSON Lines script of tool calls against a
 //!   fresh session on DIR, printing one JSON line per step (see `rdesk run --help`).
+//! - `rdesk ast-edit --pat P --out R [--lang L] [--json] [--apply] PATH...` runs the
+//!   `ast_edit` rewrite outside any session: a preview, a JSON summary, or an atomic apply.
 //!
 //! Exit codes: 0 when the script ran to its end (tool errors are reported in-band);
 //! 2 for bad input (a malformed script line, a missing workspace, bad arguments);
@@ -14,6 +16,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use resolve_engine::{Actor, PendingActionStore, ResolvePolicy, Session};
 
+mod ast_edit;
 mod builtin;
 
 #[derive(Parser)]
@@ -38,6 +41,9 @@ enum Command {
         #[arg(long, short = 'w')]
         workspace: PathBuf,
     },
+    /// Structural rewrite outside any session: preview (default), --json, or --apply.
+    #[command(name = "ast-edit")]
+    AstEdit(ast_edit::AstEditArgs),
     /// List the tools a session offers (name, label, hidden, description).
     Tools,
 }
@@ -82,6 +88,7 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Run { script, workspace } => runtime.block_on(run(&script, &workspace)),
+        Command::AstEdit(args) => ast_edit::run(args),
         Command::Tools => list_tools(),
     }
 }

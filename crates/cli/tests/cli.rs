@@ -82,3 +82,65 @@ fn help_documents_the_format() {
         assert!(help.contains(needle), "help mentions {needle}");
     }
 }
+
+#[test]
+fn run_drives_ast_edit_and_batch_rename_then_resolves_lifo() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.ts"), "console.log(1);\n").unwrap();
+    std::fs::write(ws.path().join("IMG_1.JPG"), "x").unwrap();
+    let script = [
+        r#"{"tool":"ast_edit","params":{"ops":[{"pat":"console.log($A)","out":"logger.debug($A)"}],"lang":"ts"}}"#,
+        r#"{"tool":"batch_rename_preview","params":{"files":["*.JPG"],"find":"^IMG_(\\d)\\.JPG$","replace":"photo-$1.jpg"}}"#,
+        r#"{"tool":"resolve","params":{"action":"discard","reason":"keep the names"}}"#,
+        r#"{"tool":"resolve","params":{"action":"apply","reason":"ok"}}"#,
+    ]
+    .join("\n");
+    let out = rdesk(&["run", "-", "--workspace", ws.path().to_str().unwrap()], Some(&script));
+    assert!(out.status.success(), "{out:?}");
+    let steps = lines(&out);
+    assert_eq!(steps[0]["pending"][0]["label"], "AST Edit: 1 replacement in 1 file");
+    assert_eq!(steps[0]["pending"][0]["id"], "pa-1", "ids are deterministic in scripts");
+    assert_eq!(steps[1]["pending"][0]["label"], "Batch rename: 1 file", "the rename is on top");
+    assert_eq!(steps[1]["pending"][0]["source_tool_name"], "batch_rename_preview");
+    assert_eq!(steps[2]["text"], "Discarded batch rename of 1 file. Reason: keep the names");
+    assert_eq!(steps[3]["text"], "Applied 1 replacement in 1 file.");
+    assert_eq!(steps[3]["pending"], serde_json::json!([]));
+    assert_eq!(std::fs::read_to_string(ws.path().join("a.ts")).unwrap(), "logger.debug(1);\n");
+    assert!(ws.path().join("IMG_1.JPG").exists(), "the discarded rename did nothing");
+}
+
+#[test]
+fn ast_edit_previews_without_writing_and_applies_atomically() {
+    let ws = tempfile::tempdir().unwrap();
+    let file = ws.path().join("a.ts");
+    std::fs::write(&file, "foo(foo(x));\r\n").unwrap();
+    let dir = ws.path().to_str().unwrap();
+    let out = rdesk(&["ast-edit", "--pat", "foo($A)", "--out", "bar($A)", "-w", dir, dir], None);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("+bar(foo(x));"), "{text}");
+    assert!(text.contains("1 replacement in 1 file"), "{text}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "foo(foo(x));\r\n", "a preview writes nothing");
+
+    let out = rdesk(&["ast-edit", "--pat", "foo($A)", "--out", "bar($A)", "--json", "-w", dir, dir], None);
+    let json: Value = serde_json::from_slice(&out.stdout).expect("--json prints one object");
+    assert_eq!(json["summary"]["replacements"], 1);
+    assert_eq!(json["summary"]["nested_skipped"], 1);
+
+    let out = rdesk(&["ast-edit", "--pat", "foo($A)", "--out", "bar($A)", "--apply", "-w", dir, dir], None);
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Applied 1 replacement in 1 file."));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "bar(foo(x));\r\n", "CRLF kept, outermost match rewritten");
+}
+
+#[test]
+fn ast_edit_bad_input_is_exit_2_with_the_spec_message() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = ws.path().to_str().unwrap();
+    let out = rdesk(&["ast-edit", "--pat", "x", "--out", "y", "--lang", "cobol", "-w", dir, dir], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cobol") && err.contains("typescript"), "names the value and the supported ones: {err}");
+    let out = rdesk(&["ast-edit", "--pat", "x", "--out", "y", "-w", dir, "../elsewhere"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
