@@ -22,6 +22,7 @@ const WAIT = { timeout: 20000, interval: 100 };
 let driver;
 let browser;
 let ws;
+let data;
 let port;
 
 function freePort() {
@@ -76,7 +77,7 @@ before(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
   ws = fs.mkdtempSync(path.join(os.tmpdir(), "rd-e2e-ws-"));
   fs.cpSync(path.join(root, "tests/fixtures/shop"), ws, { recursive: true });
-  const data = fs.mkdtempSync(path.join(os.tmpdir(), "rd-e2e-data-"));
+  data = fs.mkdtempSync(path.join(os.tmpdir(), "rd-e2e-data-"));
   port = await freePort();
   const nativePort = await freePort();
   driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
@@ -185,4 +186,16 @@ test("running the preview again replaces the stale action with a fresh one", asy
     return c.length === 1 && !(await c[0].$('[data-testid="status-badge"]').isExisting());
   }, { ...WAIT, timeoutMsg: "a fresh, pending preview replaces the stale one" });
   assert.deepEqual(await cardLabels(), ["AST Edit: 1 replacement in 1 file"]);
+});
+
+test("without a workspace the app opens the demo with two previews queued", async () => {
+  await browser.deleteSession();
+  browser = await startApp(["--data-dir", data]);
+  await waitForCards(2);
+  const labels = await cardLabels();
+  assert.equal(labels[0], "Batch rename: 6 files", "the rename was pushed last, so it is on top");
+  assert.match(labels[1], /^AST Edit: \d+ replacements in 2 files$/);
+  const rows = await browser.$$('[data-testid="rename-row"]');
+  assert.equal(rows.length, 6, "the top action's old → new table is shown");
+  await shot("demo.png");
 });

@@ -1,0 +1,124 @@
+// App measurements (a benchmark, not a test): cold start to first paint of the queue, time to
+// open a 5,000-replacement / 1,000-file ast_edit action, and resident memory with it open.
+//
+//   RESOLVE_DESK_BIN=$CARGO_TARGET_DIR/release/resolve-desk xvfb-run -a node bench.js [RUNS]
+//
+// Each run starts the real app through tauri-driver + WebKitWebDriver (so times include the
+// WebDriver session set-up, an upper bound on what a person waits). Prints a Markdown table.
+import { spawn, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { remote } from "webdriverio";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../..");
+const BIN = process.env.RESOLVE_DESK_BIN ?? path.join(root, "target/release/resolve-desk");
+const RUNS = Number(process.argv[2] ?? 3);
+const WAIT = { timeout: 120000, interval: 20 };
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function portOpen(p) {
+  for (;;) {
+    const ok = await new Promise((r) => {
+      const s = net.connect(p, "127.0.0.1", () => (s.end(), r(true)));
+      s.on("error", () => r(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+// A workspace of 1,000 TypeScript files with 5 console.log calls each.
+function bigWorkspace() {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), "rd-bench-ws-"));
+  for (let d = 0; d < 20; d++) {
+    fs.mkdirSync(path.join(ws, `pkg${d}`));
+    for (let f = 0; f < 50; f++) {
+      let src = `import { logger } from "../logger";\n\nexport function f${f}(x: number): number {\n`;
+      for (let i = 0; i < 5; i++) src += `  console.log("step ${i}", x + ${i});\n  x = x * ${i + 2} - ${f};\n`;
+      src += "  return x;\n}\n";
+      fs.writeFileSync(path.join(ws, `pkg${d}`, `mod${f}.ts`), src);
+    }
+  }
+  fs.writeFileSync(path.join(ws, "logger.ts"), "export const logger = { debug: (..._a: unknown[]) => {} };\n");
+  const script = path.join(ws, "..", path.basename(ws) + ".jsonl");
+  fs.writeFileSync(
+    script,
+    JSON.stringify({ tool: "ast_edit", params: { ops: [{ pat: "console.log($$$A)", out: "logger.debug($$$A)" }], lang: "ts" } }) + "\n",
+  );
+  return { ws, script };
+}
+
+// Resident memory (KiB) of the app process and of its whole process tree (WebKit's web and
+// network processes are its children).
+function rss(pid) {
+  const kib = (p) => Number((fs.readFileSync(`/proc/${p}/status`, "utf8").match(/VmRSS:\s+(\d+)/) ?? [0, 0])[1]);
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    try {
+      const kids = execFileSync("pgrep", ["-P", String(tree[i])], { encoding: "utf8" }).trim().split("\n").filter(Boolean);
+      tree.push(...kids.map(Number));
+    } catch {}
+  }
+  return { app: kib(pid), tree: tree.reduce((a, p) => a + kib(p), 0) };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function measure(port, args, openBig) {
+  const t0 = performance.now();
+  const browser = await remote({ hostname: "127.0.0.1", port, logLevel: "error", capabilities: { "tauri:options": { application: BIN, args } } });
+  await browser.$('[data-testid="queue-card"]').waitForDisplayed(WAIT);
+  const firstPaint = performance.now() - t0;
+  const out = { firstPaint, label: await browser.$('[data-testid="queue-card"]').getAttribute("data-label") };
+  if (openBig) {
+    const t1 = performance.now();
+    await browser.$('[data-testid="queue-card"]').click();
+    await browser.$('[data-testid="file-row"]').waitForDisplayed(WAIT);
+    await browser.$('[data-testid="file-row"]').click();
+    await browser.waitUntil(async () => (await browser.$('[data-testid="diff-view"]').getText()).includes("logger.debug"), WAIT);
+    out.open = performance.now() - t1;
+    const pid = Number(execFileSync("pgrep", ["-n", "-f", `^${BIN}`], { encoding: "utf8" }).trim());
+    out.rss = rss(pid);
+  }
+  await browser.deleteSession();
+  return out;
+}
+
+const port = await freePort();
+const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(await freePort())], { stdio: "ignore" });
+await portOpen(port);
+const data = fs.mkdtempSync(path.join(os.tmpdir(), "rd-bench-data-"));
+const demo = [];
+const big = [];
+try {
+  for (let i = 0; i < RUNS; i++) demo.push(await measure(port, ["--data-dir", data], false));
+  for (let i = 0; i < RUNS; i++) {
+    const { ws, script } = bigWorkspace();
+    big.push(await measure(port, [ws, "--script", script, "--data-dir", data], true));
+  }
+} finally {
+  driver.kill();
+}
+const ms = (x) => `${Math.round(x)} ms`;
+const mib = (k) => `${(k / 1024).toFixed(0)} MiB`;
+console.log(`binary: ${BIN}\nruns: ${RUNS} (median; all: demo ${demo.map((d) => ms(d.firstPaint)).join(", ")})\n`);
+console.log(`action measured: ${big[0]?.label}\n`);
+console.log("| measurement | median |\n|---|---:|");
+console.log(`| cold start to first paint of the queue (demo workspace) | ${ms(median(demo.map((d) => d.firstPaint)))} |`);
+console.log(`| cold start to first paint, 5,000-replacement action queued at start (includes its preview) | ${ms(median(big.map((d) => d.firstPaint)))} |`);
+console.log(`| open the 5,000-replacement / 1,000-file action (file list + first diff shown) | ${ms(median(big.map((d) => d.open)))} |`);
+console.log(`| resident memory with it open: app process | ${mib(median(big.map((d) => d.rss.app)))} |`);
+console.log(`| resident memory with it open: app + WebKit processes | ${mib(median(big.map((d) => d.rss.tree)))} |`);
