@@ -38,6 +38,56 @@ describe('queue', () => {
     expect(rows.length).toBeGreaterThan(10);
     expect(rows.length).toBeLessThan(100);
   });
+
+  it('filters the 1,000-file list', async () => {
+    const { user } = await setup();
+    await user.click(screen.getAllByTestId('queue-card')[2]!);
+    await waitFor(() => expect(screen.getByText('1000', { selector: 'strong' })).toBeInTheDocument());
+    const first = screen.getAllByTestId('file-row')[0]!.dataset.path!;
+    await user.type(screen.getByTestId('file-filter'), first);
+    await waitFor(() => expect(screen.getAllByTestId('file-row').map((r) => r.dataset.path)).toEqual([first]));
+    await user.clear(screen.getByTestId('file-filter'));
+    await user.type(screen.getByTestId('file-filter'), 'no such file');
+    expect(screen.queryAllByTestId('file-row')).toHaveLength(0);
+    expect(screen.getByText('No file matches the filter.')).toBeInTheDocument();
+  });
+
+  it('j keeps the selected row of the 1,000-file list rendered and scrolled into view', async () => {
+    // jsdom has no layout and no Element.scrollTo: emulate both so the
+    // virtualizer can scroll (scrollHeight = the height of the list's spacer).
+    const scrollHeight = Object.getOwnPropertyDescriptor(Element.prototype, 'scrollHeight')!;
+    Object.defineProperty(Element.prototype, 'scrollHeight', {
+      configurable: true,
+      get(this: Element) {
+        return parseFloat((this.firstElementChild as HTMLElement | null)?.style.height ?? '') || 0;
+      },
+    });
+    const scrolled: number[] = [];
+    Element.prototype.scrollTo = function (this: Element, arg?: ScrollToOptions | number) {
+      const top = typeof arg === 'object' ? (arg.top ?? 0) : 0;
+      scrolled.push(top);
+      this.scrollTop = top;
+      this.dispatchEvent(new Event('scroll'));
+    } as Element['scrollTo'];
+    try {
+      const { user } = await setup();
+      await user.click(screen.getAllByTestId('queue-card')[2]!);
+      await waitFor(() => expect(screen.getByText('1000', { selector: 'strong' })).toBeInTheDocument());
+      await waitFor(() => expect(screen.getAllByTestId('file-row')[0]).toHaveAttribute('aria-selected', 'true'));
+      (document.activeElement as HTMLElement | null)?.blur();
+      await user.keyboard('j'.repeat(60));
+      await waitFor(() => {
+        const row = screen.getAllByTestId('file-row').find((r) => r.getAttribute('aria-selected') === 'true');
+        expect(row, 'the 61st file is selected and its row is in the DOM').toBeDefined();
+        expect(screen.getByTestId('diff-path')).toHaveTextContent(row!.dataset.path!);
+      });
+      expect(Math.max(...scrolled), 'the list scrolled down past the first window').toBeGreaterThan(0);
+      expect(screen.getAllByTestId('file-row').length).toBeLessThan(100);
+    } finally {
+      delete (Element.prototype as Partial<Element>).scrollTo;
+      Object.defineProperty(Element.prototype, 'scrollHeight', scrollHeight);
+    }
+  });
 });
 
 describe('decision panel', () => {
