@@ -3,6 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-li
 import userEvent from '@testing-library/user-event';
 import App from './App.svelte';
 import { FakeBackend } from './ipc/fakeBackend';
+import type { ToolProgress, ToolRunOutcome } from './ipc/backend';
 
 afterEach(() => cleanup());
 
@@ -232,5 +233,45 @@ describe('history and tools', () => {
     await user.click(within(dialog).getByTestId('tool-run'));
     await waitFor(() => expect(within(dialog).getByTestId('tool-result')).toHaveTextContent('This is a preview'));
     await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(5));
+  });
+
+  it('shows only the progress events of the run in flight and clears them when it ends', async () => {
+    const backend = new FakeBackend({ latencyMs: 0 });
+    let emit: (e: ToolProgress) => void = () => {};
+    vi.spyOn(backend, 'onToolProgress').mockImplementation(async (h) => {
+      emit = h;
+      return () => {};
+    });
+    let finish: (o: ToolRunOutcome) => void = () => {};
+    vi.spyOn(backend, 'runTool').mockImplementation(() => new Promise((r) => (finish = r)));
+    const user = userEvent.setup();
+    render(App, { backend });
+    await waitFor(() => expect(screen.getAllByTestId('queue-card').length).toBe(4));
+
+    emit({ callId: 'call-old', done: 1, total: 2, message: 'Stray event from another run' });
+    await user.click(screen.getByTestId('run-tool-button'));
+    const dialog = await screen.findByTestId('run-tool-dialog');
+    await waitFor(() => expect(within(dialog).getByTestId('tool-select')).toHaveValue('ast_edit'));
+    await user.type(within(within(dialog).getByTestId('field-ops.0.pat')).getByRole('textbox'), 'console.warn($A)');
+    await user.click(within(dialog).getByTestId('tool-run'));
+    expect(within(dialog).getByTestId('tool-progress'), 'an event from before the run is not shown').toHaveTextContent('Running…');
+
+    emit({ callId: 'call-7', done: 2, total: 4, message: 'Scanning batch 2 of 3' });
+    await waitFor(() => expect(within(dialog).getByTestId('tool-progress')).toHaveTextContent('Scanning batch 2 of 3 — 2/4'));
+
+    finish({ callId: 'call-7', isError: false, text: 'Done. This is a preview.', details: null });
+    await waitFor(() => expect(within(dialog).getByTestId('tool-result')).toHaveTextContent('Done.'));
+    await waitFor(() => expect(within(dialog).queryByTestId('tool-progress'), 'progress is gone when the run ends').toBeNull());
+    emit({ callId: 'call-8', done: 1, total: 4, message: 'Late event after the run' });
+
+    await user.click(within(dialog).getByTestId('tool-run'));
+    expect(within(dialog).getByTestId('tool-progress'), 'the last run\'s progress was cleared').toHaveTextContent('Running…');
+    emit({ callId: 'call-7', done: 4, total: 4, message: 'Late event of the last run' });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(within(dialog).getByTestId('tool-progress'), 'a late event of the finished run is ignored').toHaveTextContent('Running…');
+    emit({ callId: 'call-9', done: 1, total: 4, message: 'Collecting files' });
+    await waitFor(() => expect(within(dialog).getByTestId('tool-progress')).toHaveTextContent('Collecting files — 1/4'));
+    finish({ callId: 'call-9', isError: false, text: 'Again.', details: null });
+    await waitFor(() => expect(within(dialog).getByTestId('tool-result')).toHaveTextContent('Again.'));
   });
 });
