@@ -3,6 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-li
 import userEvent from '@testing-library/user-event';
 import App from './App.svelte';
 import { FakeBackend } from './ipc/fakeBackend';
+import type { ToolProgress, ToolRunOutcome } from './ipc/backend';
 
 afterEach(() => cleanup());
 
@@ -37,6 +38,56 @@ describe('queue', () => {
     const rows = screen.getAllByTestId('file-row');
     expect(rows.length).toBeGreaterThan(10);
     expect(rows.length).toBeLessThan(100);
+  });
+
+  it('filters the 1,000-file list', async () => {
+    const { user } = await setup();
+    await user.click(screen.getAllByTestId('queue-card')[2]!);
+    await waitFor(() => expect(screen.getByText('1000', { selector: 'strong' })).toBeInTheDocument());
+    const first = screen.getAllByTestId('file-row')[0]!.dataset.path!;
+    await user.type(screen.getByTestId('file-filter'), first);
+    await waitFor(() => expect(screen.getAllByTestId('file-row').map((r) => r.dataset.path)).toEqual([first]));
+    await user.clear(screen.getByTestId('file-filter'));
+    await user.type(screen.getByTestId('file-filter'), 'no such file');
+    expect(screen.queryAllByTestId('file-row')).toHaveLength(0);
+    expect(screen.getByText('No file matches the filter.')).toBeInTheDocument();
+  });
+
+  it('j keeps the selected row of the 1,000-file list rendered and scrolled into view', async () => {
+    // jsdom has no layout and no Element.scrollTo: emulate both so the
+    // virtualizer can scroll (scrollHeight = the height of the list's spacer).
+    const scrollHeight = Object.getOwnPropertyDescriptor(Element.prototype, 'scrollHeight')!;
+    Object.defineProperty(Element.prototype, 'scrollHeight', {
+      configurable: true,
+      get(this: Element) {
+        return parseFloat((this.firstElementChild as HTMLElement | null)?.style.height ?? '') || 0;
+      },
+    });
+    const scrolled: number[] = [];
+    Element.prototype.scrollTo = function (this: Element, arg?: ScrollToOptions | number) {
+      const top = typeof arg === 'object' ? (arg.top ?? 0) : 0;
+      scrolled.push(top);
+      this.scrollTop = top;
+      this.dispatchEvent(new Event('scroll'));
+    } as Element['scrollTo'];
+    try {
+      const { user } = await setup();
+      await user.click(screen.getAllByTestId('queue-card')[2]!);
+      await waitFor(() => expect(screen.getByText('1000', { selector: 'strong' })).toBeInTheDocument());
+      await waitFor(() => expect(screen.getAllByTestId('file-row')[0]).toHaveAttribute('aria-selected', 'true'));
+      (document.activeElement as HTMLElement | null)?.blur();
+      await user.keyboard('j'.repeat(60));
+      await waitFor(() => {
+        const row = screen.getAllByTestId('file-row').find((r) => r.getAttribute('aria-selected') === 'true');
+        expect(row, 'the 61st file is selected and its row is in the DOM').toBeDefined();
+        expect(screen.getByTestId('diff-path')).toHaveTextContent(row!.dataset.path!);
+      });
+      expect(Math.max(...scrolled), 'the list scrolled down past the first window').toBeGreaterThan(0);
+      expect(screen.getAllByTestId('file-row').length).toBeLessThan(100);
+    } finally {
+      delete (Element.prototype as Partial<Element>).scrollTo;
+      Object.defineProperty(Element.prototype, 'scrollHeight', scrollHeight);
+    }
   });
 });
 
@@ -182,5 +233,45 @@ describe('history and tools', () => {
     await user.click(within(dialog).getByTestId('tool-run'));
     await waitFor(() => expect(within(dialog).getByTestId('tool-result')).toHaveTextContent('This is a preview'));
     await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(5));
+  });
+
+  it('shows only the progress events of the run in flight and clears them when it ends', async () => {
+    const backend = new FakeBackend({ latencyMs: 0 });
+    let emit: (e: ToolProgress) => void = () => {};
+    vi.spyOn(backend, 'onToolProgress').mockImplementation(async (h) => {
+      emit = h;
+      return () => {};
+    });
+    let finish: (o: ToolRunOutcome) => void = () => {};
+    vi.spyOn(backend, 'runTool').mockImplementation(() => new Promise((r) => (finish = r)));
+    const user = userEvent.setup();
+    render(App, { backend });
+    await waitFor(() => expect(screen.getAllByTestId('queue-card').length).toBe(4));
+
+    emit({ callId: 'call-old', done: 1, total: 2, message: 'Stray event from another run' });
+    await user.click(screen.getByTestId('run-tool-button'));
+    const dialog = await screen.findByTestId('run-tool-dialog');
+    await waitFor(() => expect(within(dialog).getByTestId('tool-select')).toHaveValue('ast_edit'));
+    await user.type(within(within(dialog).getByTestId('field-ops.0.pat')).getByRole('textbox'), 'console.warn($A)');
+    await user.click(within(dialog).getByTestId('tool-run'));
+    expect(within(dialog).getByTestId('tool-progress'), 'an event from before the run is not shown').toHaveTextContent('Running…');
+
+    emit({ callId: 'call-7', done: 2, total: 4, message: 'Scanning batch 2 of 3' });
+    await waitFor(() => expect(within(dialog).getByTestId('tool-progress')).toHaveTextContent('Scanning batch 2 of 3 — 2/4'));
+
+    finish({ callId: 'call-7', isError: false, text: 'Done. This is a preview.', details: null });
+    await waitFor(() => expect(within(dialog).getByTestId('tool-result')).toHaveTextContent('Done.'));
+    await waitFor(() => expect(within(dialog).queryByTestId('tool-progress'), 'progress is gone when the run ends').toBeNull());
+    emit({ callId: 'call-8', done: 1, total: 4, message: 'Late event after the run' });
+
+    await user.click(within(dialog).getByTestId('tool-run'));
+    expect(within(dialog).getByTestId('tool-progress'), 'the last run\'s progress was cleared').toHaveTextContent('Running…');
+    emit({ callId: 'call-7', done: 4, total: 4, message: 'Late event of the last run' });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(within(dialog).getByTestId('tool-progress'), 'a late event of the finished run is ignored').toHaveTextContent('Running…');
+    emit({ callId: 'call-9', done: 1, total: 4, message: 'Collecting files' });
+    await waitFor(() => expect(within(dialog).getByTestId('tool-progress')).toHaveTextContent('Collecting files — 1/4'));
+    finish({ callId: 'call-9', isError: false, text: 'Again.', details: null });
+    await waitFor(() => expect(within(dialog).getByTestId('tool-result')).toHaveTextContent('Again.'));
   });
 });

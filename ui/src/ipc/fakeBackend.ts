@@ -10,6 +10,7 @@ import type {
 import { makeFileDiff } from './fakeDiff';
 import { bulkFiles, DEMO_ASSETS, headerFiles, smallAstEditFiles, type DemoFile } from './demoData';
 import { languageForPath } from '../lib/language';
+import { parseScriptLine, scriptLines, type ScriptCall } from '../lib/script';
 
 type FakeAction = {
   id: string;
@@ -428,30 +429,24 @@ export class FakeBackend implements Backend {
     return { callId: `call-${this.nextCall++}`, isError: false, text: `Preview recomputed: ${a.label}.`, details: { actionId } };
   }
 
+  // Like the shell's `run_script`: blank and `#` lines are skipped, tool errors
+  // are reported in-band, a malformed line rejects the whole call.
   async runScript(text: string): Promise<ScriptStep[]> {
     const steps: ScriptStep[] = [];
-    const lines = text.split('\n');
+    const lines = scriptLines(text);
     for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!.trim();
-      if (line === '') continue;
-      const step = i + 1;
-      let call: { tool?: unknown; params?: unknown };
+      let call: ScriptCall | null;
       try {
-        call = JSON.parse(line) as { tool?: unknown; params?: unknown };
+        call = parseScriptLine(i + 1, lines[i]!);
       } catch (e) {
-        steps.push({ step, tool: '', isError: true, text: `Line ${step} is not valid JSON: ${(e as Error).message}` });
-        continue;
+        throw new BackendError('invalidParams', `${(e as Error).message}; the steps before it ran.`);
       }
-      const tool = typeof call.tool === 'string' ? call.tool : '';
-      if (!tool) {
-        steps.push({ step, tool, isError: true, text: `Line ${step} has no "tool" name` });
-        continue;
-      }
+      if (!call) continue;
       try {
-        const out = await this.runTool(tool, call.params ?? {});
-        steps.push({ step, tool, isError: out.isError, text: out.text });
+        const out = await this.runTool(call.tool, call.params);
+        steps.push({ step: call.line, tool: call.tool, isError: out.isError, text: out.text });
       } catch (e) {
-        steps.push({ step, tool, isError: true, text: (e as Error).message });
+        steps.push({ step: call.line, tool: call.tool, isError: true, text: (e as Error).message });
       }
     }
     return steps;
