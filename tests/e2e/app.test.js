@@ -113,7 +113,8 @@ test("the queue shows the stack top first, with labels, and only the top resolva
 test("a file's diff opens from the file list", async () => {
   const row = await browser.$('[data-testid="file-row"]');
   await row.waitForDisplayed(WAIT);
-  assert.match(await row.getText(), /src\/apply\.ts/);
+  assert.equal(await row.getAttribute("data-path"), "src/apply.ts");
+  assert.match(await row.getText(), /apply\.ts/);
   await row.click();
   const diff = await browser.$('[data-testid="diff-view"]');
   await diff.waitForDisplayed(WAIT);
