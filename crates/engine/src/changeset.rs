@@ -133,6 +133,12 @@ pub enum ApplyError {
     Stale { files: Vec<(String, String)> },
     #[error("{0}")]
     Invalid(String),
+    /// Files marked read-only are never replaced behind their owner's back.
+    #[error(
+        "{} read-only: {}. Nothing was written; make {} writable and apply again, or discard this action.",
+        plural(.files.len(), "file is", "files are"), .files.join(", "), if .files.len() == 1 { "it" } else { "them" }
+    )]
+    ReadOnly { files: Vec<String> },
     #[error("{}", io_message(.path, .op, .message, .restore_failures))]
     Io { path: String, op: &'static str, message: String, restore_failures: Vec<String> },
 }
@@ -167,7 +173,7 @@ impl ApplyError {
     pub fn stale_files(&self) -> Vec<String> {
         match self {
             ApplyError::Stale { files } => files.iter().map(|(p, _)| p.clone()).collect(),
-            ApplyError::Invalid(_) | ApplyError::Io { .. } => Vec::new(),
+            ApplyError::Invalid(_) | ApplyError::ReadOnly { .. } | ApplyError::Io { .. } => Vec::new(),
         }
     }
 }
@@ -177,6 +183,7 @@ impl From<ApplyError> for ToolError {
         match e {
             ApplyError::Stale { .. } => ToolError::Stale { files: e.stale_files(), message: e.to_string() },
             ApplyError::Invalid(m) => ToolError::InvalidParams(m),
+            ApplyError::ReadOnly { .. } => ToolError::Failed(e.to_string()),
             ApplyError::Io { .. } => ToolError::Io(e.to_string()),
         }
     }
@@ -321,6 +328,7 @@ impl ChangeSet {
 
     fn plan(&self, ws: &Workspace) -> Result<Vec<Step>, ApplyError> {
         let mut stale = Vec::new();
+        let mut read_only = Vec::new();
         let mut steps = Vec::new();
         let mut touched: HashSet<PathBuf> = HashSet::new();
         let rename_sources: HashSet<PathBuf> = self
@@ -352,6 +360,9 @@ impl ChangeSet {
                     claim(&mut touched, &abs, path)?;
                     match current_file(&abs) {
                         Ok(Some((hash, meta))) if hash == *before_hash => {
+                            if meta.permissions().readonly() {
+                                read_only.push(path.clone());
+                            }
                             steps.push(Step::Replace { abs, contents: after.clone(), meta: Some(meta) })
                         }
                         Ok(Some(_)) => stale.push((path.clone(), "content changed".into())),
@@ -363,7 +374,12 @@ impl ChangeSet {
                     let abs = resolve(path, false)?;
                     claim(&mut touched, &abs, path)?;
                     match current_file(&abs) {
-                        Ok(Some((hash, _))) if hash == *before_hash => steps.push(Step::Delete { abs }),
+                        Ok(Some((hash, meta))) if hash == *before_hash => {
+                            if meta.permissions().readonly() {
+                                read_only.push(path.clone());
+                            }
+                            steps.push(Step::Delete { abs })
+                        }
                         Ok(Some(_)) => stale.push((path.clone(), "content changed".into())),
                         Ok(None) => stale.push((path.clone(), "already deleted".into())),
                         Err(e) => stale.push((path.clone(), format!("unreadable: {e}"))),
@@ -435,6 +451,12 @@ impl ChangeSet {
                     steps.push(Step::Move { from: from_abs, to: to_abs });
                 }
             }
+        }
+        if !stale.is_empty() {
+            return Err(ApplyError::Stale { files: stale });
+        }
+        if !read_only.is_empty() {
+            return Err(ApplyError::ReadOnly { files: read_only });
         }
         if stale.is_empty() {
             Ok(steps)
@@ -822,6 +844,25 @@ mod tests {
         cs.apply(&ws).unwrap();
         let mode = fs::metadata(ws.root().join("run.sh")).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o751);
+    }
+
+    #[test]
+    fn read_only_files_are_refused_and_nothing_is_written() {
+        let (_d, ws) = setup();
+        write(&ws, "a.txt", "a\n");
+        write(&ws, "locked.txt", "l\n");
+        fs::set_permissions(ws.root().join("locked.txt"), fs::Permissions::from_mode(0o444)).unwrap();
+        let mut cs = ChangeSet::new();
+        cs.edit("a.txt", b"a\n".to_vec(), b"A\n".to_vec()).edit("locked.txt", b"l\n".to_vec(), b"L\n".to_vec());
+        let err = cs.apply(&ws).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "1 file is read-only: locked.txt. Nothing was written; make it writable and apply again, or discard this action."
+        );
+        assert_eq!((read(&ws, "a.txt"), read(&ws, "locked.txt")), ("a\n".into(), "l\n".into()));
+        fs::set_permissions(ws.root().join("locked.txt"), fs::Permissions::from_mode(0o644)).unwrap();
+        cs.apply(&ws).expect("applies once the file is writable");
+        assert_eq!(read(&ws, "locked.txt"), "L\n");
     }
 
     #[test]
