@@ -111,8 +111,7 @@ pub async fn resolve_action(
 
 #[tauri::command]
 pub async fn list_history(state: State<'_, AppState>) -> Result<Vec<wire::HistoryEntry>> {
-    let (session, _) = state.session().await;
-    Ok(session.history().iter().map(convert::history_entry).collect())
+    Ok(state.history().await)
 }
 
 #[tauri::command]

@@ -174,6 +174,43 @@ pub fn history_entry(h: &engine::HistoryEntry) -> wire::HistoryEntry {
         is_error: h.is_error,
         at_ms: millis(h.at),
         action_id: h.details.action_id.clone(),
+        earlier_session: false,
+    }
+}
+
+/// The journal row of a history entry.
+pub fn decision(workspace: &str, h: &engine::HistoryEntry) -> resolve_journal::Decision {
+    let actor = match h.actor {
+        engine::Actor::Agent => "agent",
+        engine::Actor::Person => "person",
+        engine::Actor::Script => "script",
+    };
+    resolve_journal::Decision {
+        workspace: workspace.to_string(),
+        at_ms: h.at.timestamp_millis(),
+        actor: actor.to_string(),
+        action: h.details.action.as_str().to_string(),
+        action_id: h.details.action_id.clone(),
+        label: h.details.label.clone(),
+        source_tool_name: h.details.source_tool_name.clone(),
+        reason: h.details.reason.clone(),
+        is_error: h.is_error,
+        text: h.text.clone(),
+    }
+}
+
+/// A journal row as a history entry.
+pub fn journal_entry(d: &resolve_journal::Decision, earlier_session: bool) -> wire::HistoryEntry {
+    wire::HistoryEntry {
+        action: if d.action == "discard" { wire::ResolveChoice::Discard } else { wire::ResolveChoice::Apply },
+        label: d.label.clone(),
+        source_tool_name: d.source_tool_name.clone(),
+        reason: d.reason.clone(),
+        text: d.text.clone(),
+        is_error: d.is_error,
+        at_ms: d.at_ms.max(0) as u64,
+        action_id: d.action_id.clone(),
+        earlier_session,
     }
 }
 

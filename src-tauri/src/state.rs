@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use resolve_engine::{Actor, ResolvePolicy, Session};
+use resolve_journal::Journal;
 use resolve_protocol::{IpcError, IpcErrorCode, SessionInfo};
 use tauri::async_runtime::JoinHandle;
 use tokio::sync::RwLock;
@@ -27,14 +28,25 @@ pub struct AppState {
     policy: ResolvePolicy,
     recents: Recents,
     emitter: Mutex<Option<Emitter>>,
+    /// The decision journal (SQLite); `None` when it could not be opened (the app still
+    /// works, the history is then this session's only).
+    journal: Option<Arc<Journal>>,
 }
 
 impl AppState {
     /// Opens the workspace named on the command line, or the demo; runs `--script`.
     pub async fn start(args: &Args) -> Result<AppState, String> {
-        let recents = Recents::new(args.data_dir.clone().unwrap_or_else(default_data_dir));
+        let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
+        let recents = Recents::new(data_dir.clone());
+        let journal = match Journal::open(&data_dir.join("journal.sqlite3")) {
+            Ok(j) => Some(Arc::new(j)),
+            Err(e) => {
+                eprintln!("resolve-desk: {e}; decisions of this session will not be kept after it closes");
+                None
+            }
+        };
         let current = match &args.workspace {
-            Some(path) => open_session(path, args.policy).await.map_err(|e| e.message)?,
+            Some(path) => open_session(path, args.policy, journal.clone()).await.map_err(|e| e.message)?,
             None => open_demo(args.policy).await?,
         };
         if !current.is_demo {
@@ -51,7 +63,7 @@ impl AppState {
             .await
             .map_err(|e| format!("script {}: {e}", script.display()))?;
         }
-        Ok(AppState { current: RwLock::new(current), policy: args.policy, recents, emitter: Mutex::new(None) })
+        Ok(AppState { current: RwLock::new(current), policy: args.policy, recents, emitter: Mutex::new(None), journal })
     }
 
     /// The open session and whether it is the demo.
@@ -75,7 +87,7 @@ impl AppState {
     /// Closes the current session (its pending actions are dropped, never applied) and
     /// opens `path`.
     pub async fn switch(&self, path: &Path) -> Result<SessionInfo, IpcError> {
-        let mut next = open_session(path, self.policy).await?;
+        let mut next = open_session(path, self.policy, self.journal.clone()).await?;
         self.recents.add(next.session.workspace().root());
         if let Some(emitter) = self.emitter() {
             next.forwarder = Some(events::forward_queue(next.session.clone(), emitter.clone()));
@@ -103,6 +115,25 @@ impl AppState {
     pub fn recent_workspaces(&self) -> Vec<String> {
         self.recents.list()
     }
+
+    /// Decisions in the open workspace, newest first: the journal's (this session's and
+    /// earlier ones) when there is a journal and this is not the demo, else this session's.
+    pub async fn history(&self) -> Vec<resolve_protocol::HistoryEntry> {
+        let (session, is_demo) = self.session().await;
+        let current: Vec<_> = session.history().iter().map(crate::convert::history_entry).collect();
+        let Some(journal) = self.journal.as_ref().filter(|_| !is_demo) else { return current };
+        let root = session.workspace().root().display().to_string();
+        match journal.decisions(&root, 500) {
+            Ok(rows) => {
+                let here: std::collections::HashSet<&str> = current.iter().map(|h| h.action_id.as_str()).collect();
+                rows.iter().map(|d| crate::convert::journal_entry(d, !here.contains(d.action_id.as_str()))).collect()
+            }
+            Err(e) => {
+                eprintln!("resolve-desk: {e}");
+                current
+            }
+        }
+    }
 }
 
 fn session_info(c: &Current) -> SessionInfo {
@@ -117,8 +148,12 @@ fn session_info(c: &Current) -> SessionInfo {
     }
 }
 
-/// Opens a session on `path` with every built-in tool loaded.
-pub async fn open_session(path: &Path, policy: ResolvePolicy) -> Result<Current, IpcError> {
+/// Opens a session on `path` with every built-in tool loaded; its decisions go to `journal`.
+pub async fn open_session(
+    path: &Path,
+    policy: ResolvePolicy,
+    journal: Option<Arc<Journal>>,
+) -> Result<Current, IpcError> {
     let session = Session::open(path, policy).map_err(|e| {
         let code = match e {
             resolve_engine::WorkspaceError::NotFound(_) => IpcErrorCode::NotFound,
@@ -130,6 +165,15 @@ pub async fn open_session(path: &Path, policy: ResolvePolicy) -> Result<Current,
         IpcError::new(code, format!("Cannot open workspace {}: {e}", path.display()))
     })?;
     load_tools(&session).map_err(|e| IpcError::new(IpcErrorCode::Internal, e))?;
+    if let Some(journal) = journal {
+        let root = session.workspace().root().display().to_string();
+        session.observe(move |entry| {
+            let Some(h) = resolve_engine::HistoryEntry::from_transcript(entry) else { return };
+            if let Err(e) = journal.record(&crate::convert::decision(&root, &h)) {
+                eprintln!("resolve-desk: could not journal a decision: {e}");
+            }
+        });
+    }
     Ok(Current { session: Arc::new(session), is_demo: false, _demo_dir: None, forwarder: None })
 }
 
@@ -146,7 +190,8 @@ async fn open_demo(policy: ResolvePolicy) -> Result<Current, String> {
         .tempdir()
         .map_err(|e| format!("cannot create the demo folder: {e}"))?;
     crate::demo::write_files(dir.path()).map_err(|e| format!("cannot write the demo project: {e}"))?;
-    let mut current = open_session(dir.path(), policy).await.map_err(|e| e.message)?;
+    // The demo's decisions are not journalled: its folder is new and temporary each time.
+    let mut current = open_session(dir.path(), policy, None).await.map_err(|e| e.message)?;
     resolve_agent::run_script(&current.session, Actor::Script, crate::demo::SCRIPT.as_bytes(), |step| {
         if step.is_error {
             eprintln!("resolve-desk: demo step {} ({}) failed: {}", step.step, step.tool, step.text);

@@ -30,8 +30,10 @@ fn fixture_ws() -> tempfile::TempDir {
 }
 
 fn start() -> App {
-    let ws = fixture_ws();
-    let data = tempfile::tempdir().unwrap();
+    start_in(fixture_ws(), tempfile::tempdir().unwrap())
+}
+
+fn start_in(ws: tempfile::TempDir, data: tempfile::TempDir) -> App {
     let script = data.path().join("setup.jsonl");
     fs::write(
         &script,
@@ -204,4 +206,32 @@ fn the_demo_opens_with_two_previews() {
     assert_eq!(labels.len(), 2, "{labels:?}");
     assert!(labels[0].starts_with("Batch rename: 6 files"), "{labels:?}");
     assert!(labels[1].starts_with("AST Edit: "), "{labels:?}");
+}
+
+#[test]
+fn decisions_are_journalled_and_shown_after_a_restart() {
+    let app = start();
+    let queue = invoke(&app, "list_actions", json!({})).unwrap();
+    let top = queue["actions"][0]["id"].as_str().unwrap().to_string();
+    invoke(&app, "resolve_action", json!({"action": "discard", "reason": "first session", "expectedId": top})).unwrap();
+    let history = invoke(&app, "list_history", json!({})).unwrap();
+    assert_eq!(history[0]["earlierSession"], false, "this session's decision: {history}");
+    let App { _app, webview, ws, _data } = app;
+    drop(webview);
+    drop(_app);
+
+    // A new app on the same workspace and data folder: the decision is still there.
+    let again = start_in(ws, _data);
+    let history = invoke(&again, "list_history", json!({})).unwrap();
+    let entries = history.as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{history}");
+    assert_eq!(entries[0]["reason"], "first session");
+    assert_eq!(entries[0]["action"], "discard");
+    assert_eq!(entries[0]["earlierSession"], true);
+    let queue = invoke(&again, "list_actions", json!({})).unwrap();
+    assert_eq!(
+        queue["actions"].as_array().unwrap().len(),
+        2,
+        "a restart applies nothing: the script queued two fresh previews"
+    );
 }

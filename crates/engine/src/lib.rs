@@ -46,7 +46,7 @@ pub use pending::{ActionId, ActionInfo, ActionStatus, PendingAction, PendingActi
 pub use registry::{RegistryError, ToolRegistry, ToolSpec};
 pub use resolve::{render_resolve_header, ResolveAction, ResolveDetails, RESOLVE_TOOL_NAME};
 pub use session::{
-    Actor, HistoryEntry, ResolvePolicy, Session, ToolCall, ToolChoice, TranscriptEntry, PREVIEW_REMINDER,
+    Actor, HistoryEntry, Observer, ResolvePolicy, Session, ToolCall, ToolChoice, TranscriptEntry, PREVIEW_REMINDER,
 };
 pub use tool::{Content, Progress, Tool, ToolContext, ToolError, ToolResult};
 pub use workspace::{Workspace, WorkspaceError};

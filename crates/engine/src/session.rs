@@ -81,6 +81,26 @@ pub struct HistoryEntry {
     pub at: DateTime<Utc>,
 }
 
+impl HistoryEntry {
+    /// The history entry of a transcript entry, when it is a resolve that got as far as an
+    /// action (not one refused before anything ran).
+    pub fn from_transcript(e: &TranscriptEntry) -> Option<HistoryEntry> {
+        if e.call.tool != RESOLVE_TOOL_NAME {
+            return None;
+        }
+        let details: ResolveDetails = serde_json::from_value(e.result.details.clone()?).ok()?;
+        let text = e.result.text_content();
+        Some(HistoryEntry {
+            header: render_resolve_header(&details, e.result.is_error, &text),
+            details,
+            text,
+            is_error: e.result.is_error,
+            actor: e.actor,
+            at: e.at,
+        })
+    }
+}
+
 #[derive(Clone)]
 pub(crate) struct CallScope {
     pub call: ToolCall,
@@ -101,7 +121,11 @@ pub struct Session {
     reminders: Mutex<Vec<String>>,
     policy: ResolvePolicy,
     next_call: AtomicU64,
+    observers: RwLock<Vec<Observer>>,
 }
+
+/// Told about every transcript entry as it is recorded (e.g. to journal decisions).
+pub type Observer = Box<dyn Fn(&TranscriptEntry) + Send + Sync>;
 
 impl Session {
     /// Opens a session on `root` with the `resolve` tool registered.
@@ -129,6 +153,7 @@ impl Session {
             reminders: Mutex::new(Vec::new()),
             policy,
             next_call: AtomicU64::new(1),
+            observers: RwLock::new(Vec::new()),
         })
     }
 
@@ -236,13 +261,11 @@ impl Session {
             let mut reminders = self.reminders.lock().unwrap_or_else(|p| p.into_inner());
             reminders.extend(std::iter::repeat_n(PREVIEW_REMINDER.to_string(), n));
         }
-        self.transcript.lock().unwrap_or_else(|p| p.into_inner()).push(TranscriptEntry {
-            call_id,
-            actor,
-            call,
-            result: result.clone(),
-            at: Utc::now(),
-        });
+        let entry = TranscriptEntry { call_id, actor, call, result: result.clone(), at: Utc::now() };
+        for observer in self.observers.read().unwrap_or_else(|p| p.into_inner()).iter() {
+            observer(&entry);
+        }
+        self.transcript.lock().unwrap_or_else(|p| p.into_inner()).push(entry);
         result
     }
 
@@ -285,6 +308,11 @@ impl Session {
         self.call_with(actor, ctx, &call.tool, call.params).await
     }
 
+    /// Calls `observer` with every transcript entry from now on, as it is recorded.
+    pub fn observe(&self, observer: impl Fn(&TranscriptEntry) + Send + Sync + 'static) {
+        self.observers.write().unwrap_or_else(|p| p.into_inner()).push(Box::new(observer));
+    }
+
     /// Every call so far, oldest first.
     pub fn transcript(&self) -> Vec<TranscriptEntry> {
         self.transcript.lock().unwrap_or_else(|p| p.into_inner()).clone()
@@ -293,23 +321,7 @@ impl Session {
     /// Resolves so far (applies, discards and failed applies), newest first.
     pub fn history(&self) -> Vec<HistoryEntry> {
         let transcript = self.transcript.lock().unwrap_or_else(|p| p.into_inner());
-        transcript
-            .iter()
-            .rev()
-            .filter(|e| e.call.tool == RESOLVE_TOOL_NAME)
-            .filter_map(|e| {
-                let details: ResolveDetails = serde_json::from_value(e.result.details.clone()?).ok()?;
-                let text = e.result.text_content();
-                Some(HistoryEntry {
-                    header: render_resolve_header(&details, e.result.is_error, &text),
-                    details,
-                    text,
-                    is_error: e.result.is_error,
-                    actor: e.actor,
-                    at: e.at,
-                })
-            })
-            .collect()
+        transcript.iter().rev().filter_map(HistoryEntry::from_transcript).collect()
     }
 
     /// Waits until no action is pending (what an agent does under the `human` policy).

@@ -419,3 +419,15 @@ async fn wait_until_resolved_returns_when_the_stack_empties() {
     waiter.await.unwrap();
     assert!(!s.store().has_pending());
 }
+
+#[tokio::test]
+async fn observers_see_every_transcript_entry_as_it_is_recorded() {
+    let (_d, s) = session();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen2 = seen.clone();
+    s.observe(move |e| seen2.lock().unwrap().push((e.call.tool.clone(), HistoryEntry::from_transcript(e).is_some())));
+    push(&s, "x");
+    resolve(&s, "apply", "ok").await;
+    resolve(&s, "apply", "again").await; // refused before anything ran: not a history entry
+    assert_eq!(*seen.lock().unwrap(), vec![("resolve".to_string(), true), ("resolve".to_string(), false)]);
+}

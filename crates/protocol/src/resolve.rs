@@ -55,4 +55,6 @@ pub struct HistoryEntry {
     #[ts(type = "number")]
     pub at_ms: u64,
     pub action_id: String,
+    /// Decided in an earlier session of this workspace (read from the decision journal).
+    pub earlier_session: bool,
 }

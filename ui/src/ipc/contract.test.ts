@@ -68,6 +68,9 @@ describe('protocol fixtures (shared with crates/protocol)', () => {
     expect(headers[2]).toBe('Discard: 2 files [Batch rename]');
     expect(rows[1]).toHaveTextContent('Permission denied');
     expect(rows[0]!.querySelector('em')).toHaveTextContent('Looks correct');
+    // Only the last fixture entry comes from an earlier session (the decision journal).
+    expect(screen.getAllByTestId('history-earlier')).toHaveLength(1);
+    expect(rows[2]!.querySelector('[data-testid="history-earlier"]')).not.toBeNull();
   });
 
   it('renders rename_rows.json with each status', () => {

@@ -174,11 +174,11 @@ export class FakeBackend implements Backend {
       {
         action: 'discard', label: 'AST Edit: 12 replacements in 7 files', sourceToolName: 'ast_edit',
         reason: 'Wrong scope: it also rewrote the test helpers', text: 'Discarded: AST Edit: 12 replacements in 7 files. Reason: Wrong scope: it also rewrote the test helpers',
-        isError: false, atMs: t - 55 * min, actionId: 'act-demo-2',
+        isError: false, atMs: t - 55 * min, actionId: 'act-demo-2', earlierSession: false,
       },
       {
         action: 'apply', label: 'Batch rename: 2 files', sourceToolName: 'batch_rename_preview',
-        reason: 'Looks correct', text: 'Renamed 2 files.', isError: false, atMs: t - 70 * min, actionId: 'act-demo-1',
+        reason: 'Looks correct', text: 'Renamed 2 files.', isError: false, atMs: t - 70 * min, actionId: 'act-demo-1', earlierSession: true,
       },
     ];
   }
@@ -320,7 +320,7 @@ export class FakeBackend implements Backend {
       }
       const details = { action, reason, sourceToolName: top.sourceToolName, label: top.label, actionId: top.id };
       const record = (text: string, isError: boolean) =>
-        this.history.unshift({ action, label: top.label, sourceToolName: top.sourceToolName, reason, text, isError, atMs: this.now(), actionId: top.id });
+        this.history.unshift({ action, label: top.label, sourceToolName: top.sourceToolName, reason, text, isError, atMs: this.now(), actionId: top.id, earlierSession: false });
       if (action === 'apply') {
         if (top.status.kind === 'stale') {
           const text = `Cannot apply: ${top.status.message}. Run the preview again or discard it.`;

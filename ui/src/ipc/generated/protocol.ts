@@ -207,7 +207,11 @@ isError: boolean,
 /**
  * Unix milliseconds.
  */
-atMs: number, actionId: string, };
+atMs: number, actionId: string, 
+/**
+ * Decided in an earlier session of this workspace (read from the decision journal).
+ */
+earlierSession: boolean, };
 
 /**
  * One row of `list_tools`.
