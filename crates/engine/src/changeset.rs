@@ -358,31 +358,17 @@ impl ChangeSet {
                 Change::Edit { path, before_hash, after, .. } => {
                     let abs = resolve(path, false)?;
                     claim(&mut touched, &abs, path)?;
-                    match current_file(&abs) {
-                        Ok(Some((hash, meta))) if hash == *before_hash => {
-                            if meta.permissions().readonly() {
-                                read_only.push(path.clone());
-                            }
-                            steps.push(Step::Replace { abs, contents: after.clone(), meta: Some(meta) })
-                        }
-                        Ok(Some(_)) => stale.push((path.clone(), "content changed".into())),
-                        Ok(None) => stale.push((path.clone(), "deleted".into())),
-                        Err(e) => stale.push((path.clone(), format!("unreadable: {e}"))),
+                    if let Some(meta) = check_unchanged(&abs, path, before_hash, "deleted", &mut stale, &mut read_only)
+                    {
+                        steps.push(Step::Replace { abs, contents: after.clone(), meta: Some(meta) });
                     }
                 }
                 Change::Delete { path, before_hash, .. } => {
                     let abs = resolve(path, false)?;
                     claim(&mut touched, &abs, path)?;
-                    match current_file(&abs) {
-                        Ok(Some((hash, meta))) if hash == *before_hash => {
-                            if meta.permissions().readonly() {
-                                read_only.push(path.clone());
-                            }
-                            steps.push(Step::Delete { abs })
-                        }
-                        Ok(Some(_)) => stale.push((path.clone(), "content changed".into())),
-                        Ok(None) => stale.push((path.clone(), "already deleted".into())),
-                        Err(e) => stale.push((path.clone(), format!("unreadable: {e}"))),
+                    if check_unchanged(&abs, path, before_hash, "already deleted", &mut stale, &mut read_only).is_some()
+                    {
+                        steps.push(Step::Delete { abs });
                     }
                 }
                 Change::Create { path, contents } => {
@@ -462,6 +448,38 @@ impl ChangeSet {
             Ok(steps)
         } else {
             Err(ApplyError::Stale { files: stale })
+        }
+    }
+}
+
+/// The file's metadata when it still has the previewed content; otherwise records why not
+/// (`stale`), and notes it in `read_only` when it is marked read-only.
+fn check_unchanged(
+    abs: &Path,
+    path: &str,
+    before_hash: &ContentHash,
+    missing: &str,
+    stale: &mut Vec<(String, String)>,
+    read_only: &mut Vec<String>,
+) -> Option<fs::Metadata> {
+    match current_file(abs) {
+        Ok(Some((hash, meta))) if hash == *before_hash => {
+            if meta.permissions().readonly() {
+                read_only.push(path.to_string());
+            }
+            Some(meta)
+        }
+        Ok(Some(_)) => {
+            stale.push((path.to_string(), "content changed".into()));
+            None
+        }
+        Ok(None) => {
+            stale.push((path.to_string(), missing.into()));
+            None
+        }
+        Err(e) => {
+            stale.push((path.to_string(), format!("unreadable: {e}")));
+            None
         }
     }
 }
