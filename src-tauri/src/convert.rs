@@ -245,21 +245,23 @@ pub fn tool_run(call_id: String, r: ToolResult) -> wire::ToolRunOutcome {
     wire::ToolRunOutcome { call_id, is_error: r.is_error, text: r.text_content(), details: r.details }
 }
 
-/// The wire code of an engine error code (see `ToolError::code`).
+/// The wire code of an engine error code (see `ToolError::code`); a code that is not one of
+/// the engine's (a custom tool's own) is `internal`.
 pub fn error_code(code: &str) -> IpcErrorCode {
-    match code {
-        "invalid_params" => IpcErrorCode::InvalidParams,
-        "unknown_tool" => IpcErrorCode::UnknownTool,
-        "no_pending_action" => IpcErrorCode::NoPendingAction,
-        "id_mismatch" => IpcErrorCode::IdMismatch,
-        "stale" => IpcErrorCode::Stale,
-        "apply_failed" | "failed" => IpcErrorCode::ApplyFailed,
-        "path_outside_workspace" => IpcErrorCode::PathOutsideWorkspace,
-        "not_found" => IpcErrorCode::NotFound,
-        "io" => IpcErrorCode::Io,
-        "cancelled" => IpcErrorCode::Cancelled,
-        // store_unavailable cannot happen in the app (its sessions have a store).
-        _ => IpcErrorCode::Internal,
+    use engine::ErrorCode;
+    match ErrorCode::parse(code) {
+        Some(ErrorCode::InvalidParams) => IpcErrorCode::InvalidParams,
+        Some(ErrorCode::UnknownTool) => IpcErrorCode::UnknownTool,
+        Some(ErrorCode::NoPendingAction) => IpcErrorCode::NoPendingAction,
+        Some(ErrorCode::IdMismatch) => IpcErrorCode::IdMismatch,
+        Some(ErrorCode::Stale) => IpcErrorCode::Stale,
+        Some(ErrorCode::ApplyFailed | ErrorCode::Failed) => IpcErrorCode::ApplyFailed,
+        Some(ErrorCode::PathOutsideWorkspace) => IpcErrorCode::PathOutsideWorkspace,
+        Some(ErrorCode::NotFound) => IpcErrorCode::NotFound,
+        Some(ErrorCode::Io) => IpcErrorCode::Io,
+        Some(ErrorCode::Cancelled) => IpcErrorCode::Cancelled,
+        // The app's sessions always have a store, so this cannot reach the UI in practice.
+        Some(ErrorCode::StoreUnavailable) | None => IpcErrorCode::Internal,
     }
 }
 

@@ -48,7 +48,7 @@ pub use resolve::{render_resolve_header, ResolveAction, ResolveDetails, RESOLVE_
 pub use session::{
     Actor, HistoryEntry, Observer, ResolvePolicy, Session, ToolCall, ToolChoice, TranscriptEntry, PREVIEW_REMINDER,
 };
-pub use tool::{Content, Progress, Tool, ToolContext, ToolError, ToolResult};
+pub use tool::{Content, ErrorCode, Progress, Tool, ToolContext, ToolError, ToolResult};
 pub use workspace::{Workspace, WorkspaceError};
 
 /// Re-exported so tools can take a cancellation token without depending on tokio-util.

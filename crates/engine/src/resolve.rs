@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::pending::{ActionStatus, PendingActionStore};
-use crate::tool::{Content, Tool, ToolContext, ToolError, ToolResult};
+use crate::tool::{Content, ErrorCode, Tool, ToolContext, ToolError, ToolResult};
 
 pub const RESOLVE_TOOL_NAME: &str = "resolve";
 
@@ -151,15 +151,15 @@ impl Tool for ResolveTool {
                     }
                 };
                 self.store.set_status(&top.id, status);
-                let code = failure.code();
+                let code = match failure {
+                    ToolError::Stale { .. } => ErrorCode::Stale,
+                    _ => ErrorCode::ApplyFailed,
+                };
                 Ok(ToolResult {
                     content: vec![Content::Text { text: message }],
                     details: Some(details_json),
                     is_error: true,
-                    error_code: Some(match code {
-                        "stale" => "stale".into(),
-                        _ => "apply_failed".into(),
-                    }),
+                    error_code: Some(code.as_str().to_string()),
                 })
             }
             ResolveAction::Discard => {

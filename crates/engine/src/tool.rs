@@ -44,7 +44,7 @@ impl ToolResult {
             content: vec![Content::Text { text: err.to_string() }],
             details: None,
             is_error: true,
-            error_code: Some(err.code().to_string()),
+            error_code: Some(err.code().as_str().to_string()),
         }
     }
 
@@ -102,21 +102,87 @@ pub enum ToolError {
     StoreUnavailable,
 }
 
-impl ToolError {
-    /// A stable, machine-readable code (snake_case) for the UI and the wire.
-    pub fn code(&self) -> &'static str {
+/// The stable codes of error results (`ToolResult::error_code`), so a UI can branch on a
+/// code instead of on message text. `ApplyFailed` is what `resolve` reports when an
+/// action's apply fails for another reason than staleness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    InvalidParams,
+    UnknownTool,
+    NoPendingAction,
+    IdMismatch,
+    Stale,
+    ApplyFailed,
+    PathOutsideWorkspace,
+    NotFound,
+    Io,
+    Cancelled,
+    Failed,
+    StoreUnavailable,
+}
+
+impl ErrorCode {
+    const ALL: [ErrorCode; 12] = [
+        ErrorCode::InvalidParams,
+        ErrorCode::UnknownTool,
+        ErrorCode::NoPendingAction,
+        ErrorCode::IdMismatch,
+        ErrorCode::Stale,
+        ErrorCode::ApplyFailed,
+        ErrorCode::PathOutsideWorkspace,
+        ErrorCode::NotFound,
+        ErrorCode::Io,
+        ErrorCode::Cancelled,
+        ErrorCode::Failed,
+        ErrorCode::StoreUnavailable,
+    ];
+
+    /// The snake_case spelling carried in `ToolResult::error_code`.
+    pub fn as_str(self) -> &'static str {
         match self {
-            ToolError::InvalidParams(_) => "invalid_params",
-            ToolError::UnknownTool { .. } => "unknown_tool",
-            ToolError::NoPendingAction => "no_pending_action",
-            ToolError::IdMismatch { .. } => "id_mismatch",
-            ToolError::Stale { .. } => "stale",
-            ToolError::OutsideWorkspace(_) => "path_outside_workspace",
-            ToolError::NotFound(_) => "not_found",
-            ToolError::Io(_) => "io",
-            ToolError::Cancelled(_) => "cancelled",
-            ToolError::Failed(_) => "failed",
-            ToolError::StoreUnavailable => "store_unavailable",
+            ErrorCode::InvalidParams => "invalid_params",
+            ErrorCode::UnknownTool => "unknown_tool",
+            ErrorCode::NoPendingAction => "no_pending_action",
+            ErrorCode::IdMismatch => "id_mismatch",
+            ErrorCode::Stale => "stale",
+            ErrorCode::ApplyFailed => "apply_failed",
+            ErrorCode::PathOutsideWorkspace => "path_outside_workspace",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::Io => "io",
+            ErrorCode::Cancelled => "cancelled",
+            ErrorCode::Failed => "failed",
+            ErrorCode::StoreUnavailable => "store_unavailable",
+        }
+    }
+
+    /// The code a result carries, if it is one of ours.
+    pub fn parse(code: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|c| c.as_str() == code)
+    }
+}
+
+/// A code equals its spelling (`ErrorCode::Stale == "stale"`).
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl ToolError {
+    /// The stable code of this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            ToolError::InvalidParams(_) => ErrorCode::InvalidParams,
+            ToolError::UnknownTool { .. } => ErrorCode::UnknownTool,
+            ToolError::NoPendingAction => ErrorCode::NoPendingAction,
+            ToolError::IdMismatch { .. } => ErrorCode::IdMismatch,
+            ToolError::Stale { .. } => ErrorCode::Stale,
+            ToolError::OutsideWorkspace(_) => ErrorCode::PathOutsideWorkspace,
+            ToolError::NotFound(_) => ErrorCode::NotFound,
+            ToolError::Io(_) => ErrorCode::Io,
+            ToolError::Cancelled(_) => ErrorCode::Cancelled,
+            ToolError::Failed(_) => ErrorCode::Failed,
+            ToolError::StoreUnavailable => ErrorCode::StoreUnavailable,
         }
     }
 }
@@ -208,6 +274,14 @@ mod tests {
         assert!(r.is_error);
         assert_eq!(r.text_content(), "No pending action to resolve. Nothing to apply or discard.");
         assert_eq!(r.error_code.as_deref(), Some("no_pending_action"));
+    }
+
+    #[test]
+    fn every_error_code_parses_back_from_its_spelling() {
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(code), "{code:?}");
+        }
+        assert_eq!(ErrorCode::parse("nope"), None);
     }
 
     #[test]
