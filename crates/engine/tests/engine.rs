@@ -153,6 +153,14 @@ async fn expected_id_mismatch_changes_nothing() {
     assert!(!r.is_error);
 }
 
+/// Runs the same resolve call twice, on two tasks at once (a race, or a double click).
+async fn two_resolves_at_once(s: &Arc<Session>, params: Value) -> (ToolResult, ToolResult) {
+    let call =
+        |s: Arc<Session>, params: Value| tokio::spawn(async move { s.call(Actor::Person, "resolve", params).await });
+    let (a, b) = tokio::join!(call(s.clone(), params.clone()), call(s.clone(), params));
+    (a.expect("first resolve task"), b.expect("second resolve task"))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_resolves_never_resolve_the_same_action_twice() {
     let (_d, s) = session();
@@ -171,16 +179,7 @@ async fn concurrent_resolves_never_resolve_the_same_action_twice() {
             }))
             .unwrap();
     }
-    let (a, b) = tokio::join!(
-        {
-            let s = s.clone();
-            async move { resolve(&s, "apply", "r").await }
-        },
-        {
-            let s = s.clone();
-            async move { resolve(&s, "apply", "r").await }
-        }
-    );
+    let (a, b) = two_resolves_at_once(&s, json!({"action": "apply", "reason": "r"})).await;
     assert!(!a.is_error && !b.is_error);
     let mut got = applied.lock().unwrap().clone();
     got.sort();
@@ -194,10 +193,7 @@ async fn a_double_click_with_expected_id_resolves_once() {
     let s = Arc::new(s);
     push(&s, "bottom");
     let top = push(&s, "top");
-    let call = |s: Arc<Session>, id: String| async move {
-        s.call(Actor::Person, "resolve", json!({"action": "apply", "reason": "r", "expected_id": id})).await
-    };
-    let (a, b) = tokio::join!(call(s.clone(), top.clone()), call(s.clone(), top.clone()));
+    let (a, b) = two_resolves_at_once(&s, json!({"action": "apply", "reason": "r", "expected_id": top})).await;
     assert_eq!([a.is_error, b.is_error].iter().filter(|e| **e).count(), 1, "exactly one of the two clicks fails");
     assert_eq!(s.store().len(), 1);
     assert_eq!(s.store().peek().unwrap().label, "bottom");
