@@ -123,8 +123,13 @@ pub enum StoreChange {
     Pushed {
         id: ActionId,
     },
-    /// Removed by `pop` or by a successful resolve.
+    /// Removed by `pop`.
     Removed {
+        id: ActionId,
+    },
+    /// Removed by a resolve's decision (a successful apply, or a discard); the decision is
+    /// published to waiting agents right after this event.
+    Decided {
         id: ActionId,
     },
     StatusChanged {
@@ -262,13 +267,13 @@ impl PendingActionStore {
         Some(entry.action)
     }
 
-    /// Removes the action with this id wherever it is (used after a successful resolve, in
-    /// case something was pushed while its apply ran).
-    pub(crate) fn remove(&self, id: &str) -> Option<Arc<PendingAction>> {
+    /// Removes a decided action wherever it is (after a successful resolve, in case something
+    /// was pushed while its apply ran).
+    pub(crate) fn remove_decided(&self, id: &str) -> Option<Arc<PendingAction>> {
         let mut inner = self.lock();
         let pos = inner.stack.iter().position(|e| e.action.id == id)?;
         let entry = inner.stack.remove(pos);
-        self.publish(&mut inner, StoreChange::Removed { id: id.to_string() });
+        self.publish(&mut inner, StoreChange::Decided { id: id.to_string() });
         Some(entry.action)
     }
 

@@ -67,8 +67,9 @@ impl ResolveParams {
     }
 }
 
-/// A decision that took an action off the stack, published just before it is removed, so a
-/// waiting agent (`human` policy) that sees the removal finds the decision already sent.
+/// A decision that took an action off the stack, published right after the removal (whose
+/// store event is [`StoreChange::Decided`](crate::pending::StoreChange::Decided)), so a
+/// waiting agent (`human` policy) that gets it sees a stack without the action.
 #[derive(Debug, Clone)]
 pub(crate) struct Decision {
     pub action_id: String,
@@ -90,8 +91,9 @@ impl ResolveTool {
         Self { store, decisions, lock: tokio::sync::Mutex::new(()) }
     }
 
-    /// Publishes the decision, then takes the action off the stack.
+    /// Takes the action off the stack, then publishes the decision.
     fn decided(&self, ctx: &ToolContext, action_id: &str, result: &ToolResult) {
+        self.store.remove_decided(action_id);
         let actor = crate::session::CALL_SCOPE.try_with(|s| s.actor).ok();
         // No receiver is fine: no agent is waiting.
         let _ = self.decisions.send(Decision {
@@ -100,7 +102,6 @@ impl ResolveTool {
             actor,
             result: result.clone(),
         });
-        self.store.remove(action_id);
     }
 }
 

@@ -18,7 +18,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::custom::CustomToolApi;
-use crate::pending::{PendingActionStore, Proposal};
+use crate::pending::{PendingActionStore, Proposal, StoreChange, StoreEvent};
 use crate::registry::{RegistryError, ToolRegistry, ToolSpec};
 use crate::resolve::{
     render_resolve_header, Decision, ResolveAction, ResolveDetails, ResolveParams, ResolveTool, RESOLVE_TOOL_NAME,
@@ -370,7 +370,9 @@ impl Session {
     /// that decided. Cancelling the call withdraws the proposal and leaves the action pending.
     async fn relay_resolve(&self, ctx: &ToolContext, params: Value) -> Result<(ToolResult, String), ToolError> {
         let params = ResolveParams::parse(params)?;
-        // Subscribe before looking, so no decision or removal can slip in between.
+        // Subscribe before looking, so no decision or removal can slip in between. A decision
+        // is published after its removal, so the agent is answered with the action gone (its
+        // next request is no longer forced to `resolve`).
         let mut decisions = self.decisions.subscribe();
         let mut events = self.store.subscribe();
         let top = self.store.peek().ok_or(ToolError::NoPendingAction)?;
@@ -409,21 +411,24 @@ impl Session {
                     )));
                 }
                 _ = self.closed.cancelled() => break Err(self.closed_error()),
-                event = events.recv() => {
-                    if matches!(event, Err(broadcast::error::RecvError::Closed)) {
-                        break Err(self.closed_error());
+                event = events.recv() => match event {
+                    // Removed by a decision: the decision itself follows at once.
+                    Ok(StoreEvent { change: StoreChange::Decided { id }, .. }) if id == top.id => {
+                        break next_decision(&mut decisions, &top.id).await.ok_or_else(|| self.closed_error());
                     }
-                    if self.store.info(&top.id).is_none() {
-                        // A decision is published before its removal: look for it once more.
-                        match std::iter::from_fn(|| decisions.try_recv().ok()).find(|d| d.action_id == top.id) {
-                            Some(d) => break Ok(d),
-                            None => break Err(ToolError::Failed(format!(
-                                "{} (\"{}\") left the stack without a decision (the stack was cleared); nothing was applied.",
-                                top.id, top.label
-                            ))),
+                    Err(broadcast::error::RecvError::Closed) => break Err(self.closed_error()),
+                    _ if self.store.info(&top.id).is_none() => {
+                        // Popped or cleared (or events lagged past its decision).
+                        if let Some(d) = std::iter::from_fn(|| decisions.try_recv().ok()).find(|d| d.action_id == top.id) {
+                            break Ok(d);
                         }
+                        break Err(ToolError::Failed(format!(
+                            "{} (\"{}\") left the stack without a decision (the stack was cleared); nothing was applied.",
+                            top.id, top.label
+                        )));
                     }
-                }
+                    _ => {}
+                },
                 _ = heartbeat.tick() => {
                     ctx.report(Progress { done: beats, total: None, message: Some(waiting.clone()) });
                     beats += 1;
@@ -529,6 +534,17 @@ impl Session {
             if events.recv().await.is_err() {
                 events = self.store.subscribe();
             }
+        }
+    }
+}
+
+/// The next decision about `action_id` on `decisions` (`None` once the channel is closed).
+async fn next_decision(decisions: &mut broadcast::Receiver<Decision>, action_id: &str) -> Option<Decision> {
+    loop {
+        match decisions.recv().await {
+            Ok(d) if d.action_id == action_id => return Some(d),
+            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+            Err(broadcast::error::RecvError::Closed) => return None,
         }
     }
 }

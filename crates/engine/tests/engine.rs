@@ -582,7 +582,7 @@ async fn a_waiting_resolve_reports_progress_until_the_person_decides() {
     let (_d, s) = human_session();
     push(&s, "x");
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let sink: std::sync::Arc<dyn Fn(&str, Progress) + Send + Sync> = Arc::new(move |_id: &str, p: Progress| {
+    let sink: resolve_engine::tool::ProgressSink = Arc::new(move |_id: &str, p: Progress| {
         let _ = tx.send(p);
     });
     let waiting = agent_resolve(&s, ToolContext::new("p").with_progress(sink), "discard", "no");
@@ -636,4 +636,30 @@ async fn set_policy_changes_who_decides_only_while_nothing_is_pending() {
     push(&s, "y");
     let r = s.call(Actor::Agent, "resolve", json!({"action": "apply", "reason": "now mine"})).await;
     assert!(!r.is_error && !s.store().has_pending(), "under `agent` the agent's resolve decides: {r:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relayed_decision_reaches_the_agent_only_after_the_action_left_the_stack() {
+    // The agent builds its next request as soon as its resolve returns; by then the stack
+    // must no longer hold the action, or that request would still be forced to `resolve`.
+    for round in 0..50 {
+        let (_d, s) = human_session();
+        push(&s, "x");
+        let waiting = agent_resolve(&s, ToolContext::new("w"), "apply", "go");
+        proposal_on_top(&s).await;
+        let person = {
+            let s = s.clone();
+            tokio::spawn(
+                async move { s.call(Actor::Person, "resolve", json!({"action": "apply", "reason": "ok"})).await },
+            )
+        };
+        let seen = waiting.await.unwrap();
+        assert!(!seen.is_error, "{seen:?}");
+        assert!(
+            !s.store().has_pending(),
+            "round {round}: the agent was answered while the action was still on the stack"
+        );
+        assert_eq!(s.tool_choice(), ToolChoice::Auto, "round {round}: the next request must not force resolve");
+        person.await.unwrap();
+    }
 }
