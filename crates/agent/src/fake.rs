@@ -230,6 +230,12 @@ struct StreamGuard {
     finished: bool,
 }
 
+impl StreamGuard {
+    fn disarm(&mut self) {
+        self.finished = true;
+    }
+}
+
 impl Drop for StreamGuard {
     fn drop(&mut self) {
         if !self.finished {
@@ -263,7 +269,7 @@ async fn handle(State(shared): State<Shared>, headers: HeaderMap, body: String) 
                 let next = it.next();
                 let text = match next {
                     None => {
-                        guard.finished = true;
+                        guard.disarm();
                         return None;
                     }
                     Some(FakeChunk::Hang) => {

@@ -48,7 +48,7 @@ impl std::fmt::Debug for ApiKey {
 
 /// What went wrong talking to the provider. Messages name the URL, model or variable
 /// involved and what to do; none ever contains the API key.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum LlmError {
     #[error("{url} answered 401 Unauthorized: {hint}{server}")]
     Unauthorized { url: String, env: String, hint: String, server: String },
