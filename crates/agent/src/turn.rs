@@ -368,8 +368,8 @@ impl AgentLoop {
                         return true;
                     }
                 }
-                let ctx = ToolContext::new(session_call_id.clone()).with_cancel(cancel.clone());
-                let _ = client_name; // recorded once ToolContext::with_client lands on main
+                let ctx =
+                    ToolContext::new(session_call_id.clone()).with_cancel(cancel.clone()).with_client(client_name);
                 session.call_with(Actor::Agent, ctx, tool, args).await
             }
         };

@@ -14,6 +14,9 @@ use resolve_engine::{
 };
 use serde_json::{json, Value};
 
+#[path = "agent/human.rs"]
+mod human;
+
 const KEY: &str = "sk-test-RECOGNISABLE-8d1f3c";
 
 struct Desk {
