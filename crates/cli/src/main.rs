@@ -4,6 +4,9 @@
 //!   fresh session on DIR, printing one JSON line per step (see `rdesk run --help`).
 //! - `rdesk ast-edit --pat P --out R [--lang L] [--json] [--apply] PATH...` runs the
 //!   `ast_edit` rewrite outside any session: a preview, a JSON summary, or an atomic apply.
+//! - `rdesk agent --prompt TEXT --workspace DIR [--base-url URL --model NAME] [--policy agent|human]`
+//!   runs one LLM agent turn (or `--replay FILE` a recorded one), printing JSON Lines; see
+//!   `rdesk agent --help` for its exit codes (3: waits for a person, 130: cancelled).
 //!
 //! Exit codes: 0 when the script ran to its end (tool errors are reported in-band);
 //! 2 for bad input (a malformed script line, a missing workspace, bad arguments);
@@ -16,6 +19,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use resolve_engine::{Actor, PendingActionStore, ResolvePolicy, Session};
 
+mod agent;
 mod ast_edit;
 mod builtin;
 
@@ -46,6 +50,9 @@ enum Command {
     AstEdit(ast_edit::AstEditArgs),
     /// List the tools a session offers (name, label, hidden, description).
     Tools,
+    /// Run an LLM agent turn (live or replayed) against a fresh session; prints JSON Lines.
+    #[command(long_about = agent::AGENT_HELP)]
+    Agent(agent::AgentArgs),
 }
 
 const RUN_HELP: &str = "\
@@ -90,18 +97,19 @@ fn main() -> ExitCode {
         Command::Run { script, workspace } => runtime.block_on(run(&script, &workspace)),
         Command::AstEdit(args) => ast_edit::run(args),
         Command::Tools => list_tools(),
+        Command::Agent(args) => runtime.block_on(agent::run(args)),
     }
 }
 
-fn open_session(workspace: &std::path::Path) -> Result<Session, String> {
-    let session = Session::with_store(workspace, ResolvePolicy::Agent, PendingActionStore::with_id_prefix("pa-"))
+fn open_session(workspace: &std::path::Path, policy: ResolvePolicy) -> Result<Session, String> {
+    let session = Session::with_store(workspace, policy, PendingActionStore::with_id_prefix("pa-"))
         .map_err(|e| format!("cannot open workspace {}: {e}", workspace.display()))?;
     builtin::load(&session).map_err(|e| format!("cannot load the built-in tools: {e}"))?;
     Ok(session)
 }
 
 async fn run(script: &str, workspace: &std::path::Path) -> ExitCode {
-    let session = match open_session(workspace) {
+    let session = match open_session(workspace, ResolvePolicy::Agent) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("rdesk: {e}");
@@ -150,7 +158,7 @@ async fn run(script: &str, workspace: &std::path::Path) -> ExitCode {
 
 fn list_tools() -> ExitCode {
     let dir = std::env::temp_dir();
-    let session = match open_session(&dir) {
+    let session = match open_session(&dir, ResolvePolicy::Agent) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("rdesk: {e}");

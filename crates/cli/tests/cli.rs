@@ -144,3 +144,6 @@ fn ast_edit_bad_input_is_exit_2_with_the_spec_message() {
     let out = rdesk(&["ast-edit", "--pat", "x", "--out", "y", "-w", dir, "../elsewhere"], None);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[path = "cli/agent.rs"]
+mod agent;
