@@ -109,13 +109,10 @@ async fn cancelling_while_waiting_for_the_person_ends_the_turn_and_keeps_the_act
     assert_eq!(d.read("a.ts"), "console.log(1);\n");
 }
 
-/// Engine race (main 2fa3d70): `ResolveTool::decided` publishes the decision *before* it
-/// removes the action, so the waiting agent call can return — and the loop build its next
-/// request — while the decided action is still on the stack: that request then offers and
-/// forces `resolve` on what is about to be an empty stack. Fails intermittently until the
-/// engine removes the action before the waiting call returns.
+/// Regression (found here, fixed in the engine): the person's decision must reach the
+/// waiting agent only after the action left the stack, or the loop's next request would
+/// still offer and force `resolve` on what is about to be an empty stack.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "engine race: a person's decision is relayed before the action leaves the stack (see doc comment)"]
 async fn after_the_persons_decision_the_next_request_no_longer_forces_resolve() {
     for _ in 0..20 {
         let d = desk(ResolvePolicy::Human);
