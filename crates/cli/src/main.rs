@@ -5,6 +5,9 @@
 //! - `rdesk ast-edit --pat P --out R [--lang L] [--json] [--apply] PATH...` runs the
 //!   `ast_edit` rewrite outside any session: a preview, a JSON summary, or an atomic apply.
 //!
+//! - `rdesk mcp --workspace DIR [--policy human|agent] [--headless]` serves the desk to a
+//!   coding agent over MCP on stdio (see `mcp`).
+//!
 //! Exit codes: 0 when the script ran to its end (tool errors are reported in-band);
 //! 2 for bad input (a malformed script line, a missing workspace, bad arguments);
 //! 1 for anything else (an I/O error writing the output).
@@ -18,6 +21,7 @@ use resolve_engine::{Actor, PendingActionStore, ResolvePolicy, Session};
 
 mod ast_edit;
 mod builtin;
+mod mcp;
 
 #[derive(Parser)]
 #[command(
@@ -46,6 +50,12 @@ enum Command {
     AstEdit(ast_edit::AstEditArgs),
     /// List the tools a session offers (name, label, hidden, description).
     Tools,
+    /// Serve Resolve Desk to a coding agent over MCP on stdio (joins the desk window).
+    #[command(long_about = mcp::MCP_HELP)]
+    Mcp(mcp::McpArgs),
+    /// For tests and CI: serve a session on the desk's socket without a window.
+    #[command(name = "serve-socket", hide = true)]
+    ServeSocket(mcp::ServeSocketArgs),
 }
 
 const RUN_HELP: &str = "\
@@ -90,6 +100,8 @@ fn main() -> ExitCode {
         Command::Run { script, workspace } => runtime.block_on(run(&script, &workspace)),
         Command::AstEdit(args) => ast_edit::run(args),
         Command::Tools => list_tools(),
+        Command::Mcp(args) => runtime.block_on(mcp::run(args)),
+        Command::ServeSocket(args) => runtime.block_on(mcp::serve_socket(args)),
     }
 }
 
