@@ -216,6 +216,10 @@ pub struct ServeSocketArgs {
 
 /// Runs `rdesk serve-socket`: the app's socket server without the app. Prints the socket
 /// path on stdout once listening; closes the desk (like the app does) on SIGTERM/SIGINT.
+/// Standing in for the window's buttons, each line on stdin (`{"tool": NAME, "params": {...}}`)
+/// is called as the person, and its result printed as one JSON line
+/// (`{"is_error": BOOL, "text": TEXT, "details": JSON}`); `{"wait_for_proposal": true}` prints
+/// `{"proposal": {...}}` once the top action carries an agent's proposal (human policy).
 pub async fn serve_socket(args: ServeSocketArgs) -> ExitCode {
     let session = match open(&args.workspace, args.policy) {
         Ok(s) => s,
@@ -225,6 +229,7 @@ pub async fn serve_socket(args: ServeSocketArgs) -> ExitCode {
         }
     };
     let path = resolve_mcp::socket_path(session.workspace().root());
+    let server_session = session.clone();
     let server = match resolve_mcp::listen(&path, session) {
         Ok(s) => s,
         Err(e) => {
@@ -233,6 +238,7 @@ pub async fn serve_socket(args: ServeSocketArgs) -> ExitCode {
         }
     };
     println!("{}", path.display());
+    tokio::spawn(person_calls(server_session));
     use tokio::signal::unix::{signal, SignalKind};
     let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
         eprintln!("rdesk serve-socket: cannot watch for signals");
@@ -243,5 +249,52 @@ pub async fn serve_socket(args: ServeSocketArgs) -> ExitCode {
         _ = int.recv() => {}
     }
     server.close().await;
-    ExitCode::SUCCESS
+    // Exit here: the runtime would otherwise wait on the blocking read of stdin (the person
+    // channel) before it can shut down.
+    std::process::exit(0)
+}
+
+/// The person's calls for `serve-socket` (see there), until stdin ends.
+async fn person_calls(session: Arc<Session>) {
+    use std::io::Write;
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let call: serde_json::Value = match serde_json::from_str(&line) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("rdesk serve-socket: stdin line is not JSON ({e}); expected {{\"tool\": NAME, \"params\": {{...}}}}");
+                continue;
+            }
+        };
+        if call.get("wait_for_proposal").is_some() {
+            // Like a person looking at the window until an agent's proposal shows up.
+            let session = session.clone();
+            tokio::spawn(async move {
+                let mut events = session.store().subscribe();
+                let proposal = loop {
+                    if let Some(p) = session.store().list().first().and_then(|a| a.proposal.clone()) {
+                        break p;
+                    }
+                    if let Err(tokio::sync::broadcast::error::RecvError::Closed) = events.recv().await {
+                        return;
+                    }
+                };
+                let out = serde_json::json!({ "proposal": proposal });
+                let mut stdout = std::io::stdout().lock();
+                let _ = writeln!(stdout, "{out}").and_then(|_| stdout.flush());
+            });
+            continue;
+        }
+        let tool = call["tool"].as_str().unwrap_or_default().to_string();
+        let params = call.get("params").cloned().unwrap_or_else(|| serde_json::json!({}));
+        let session = session.clone();
+        // Each call runs on its own, so a slow one does not hold up the next line.
+        tokio::spawn(async move {
+            let r = session.call(resolve_engine::Actor::Person, &tool, params).await;
+            let out = serde_json::json!({"is_error": r.is_error, "text": r.text_content(), "details": r.details});
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{out}").and_then(|_| stdout.flush());
+        });
+    }
 }

@@ -37,10 +37,7 @@ async fn main() {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}});
     client_write.write_all(format!("{init}\n").as_bytes()).await.expect("write");
     lines.next_line().await.expect("read").expect("initialize answer");
-    client_write
-        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
-        .await
-        .expect("write");
+    client_write.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await.expect("write");
 
     let mut to_stack = Vec::with_capacity(runs);
     let mut to_answer = Vec::with_capacity(runs);

@@ -24,7 +24,6 @@
 //!   and the server keeps going; JSON that is not a JSON-RPC message gets `-32600`.
 
 mod bridge;
-mod compat;
 mod lines;
 mod server;
 mod socket;
@@ -32,3 +31,9 @@ mod socket;
 pub use bridge::{bridge, closed_desk_message, BridgeError};
 pub use server::{serve, serve_until, DeskServer, ServeError};
 pub use socket::{listen, runtime_dir, socket_path, SocketError, SocketServer};
+
+/// Closes `session` for every client (`Session::close`): waiting resolves end with a
+/// `closed` error, nothing is applied, later calls say the desk is closed.
+pub fn close_session(session: &resolve_engine::Session) {
+    session.close();
+}

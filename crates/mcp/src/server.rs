@@ -19,7 +19,6 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
-use crate::compat::ContextCompat;
 use crate::lines;
 
 /// Why a connection could not be served.
@@ -142,20 +141,14 @@ impl DeskServer {
                 Err(_) => break,
             }
         }
-        to_call_tool_result(&result, pushed > 0, session)
+        to_call_tool_result(&result, pushed > 0)
     }
 }
 
 /// A session result as an MCP tool result.
-fn to_call_tool_result(result: &ToolResult, pushed: bool, session: &Session) -> CallToolResult {
+/// (A closed desk's error already says how to reopen it: `resolve-desk DIR`.)
+fn to_call_tool_result(result: &ToolResult, pushed: bool) -> CallToolResult {
     let mut text = result.text_content();
-    if result.error_code.as_deref() == Some("closed") {
-        text = format!(
-            "{}\nReopen the desk with `resolve-desk {}`, then call again.",
-            text.trim_end(),
-            session.workspace().root().display()
-        );
-    }
     if pushed && !result.is_error {
         if !text.is_empty() {
             text.push_str("\n\n");

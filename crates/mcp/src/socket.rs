@@ -16,7 +16,6 @@ use tokio::net::UnixListener;
 use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 
-use crate::compat::SessionCompat;
 use crate::server::serve_until;
 
 /// Why the socket could not be served.

@@ -342,3 +342,78 @@ def test_mcp_starts_the_desk_when_none_is_open(workspace, tmp_path):
     finally:
         if pidfile.exists():
             os.kill(int(pidfile.read_text()), signal.SIGTERM)
+
+
+# ---- human policy: the agent proposes, the person decides ---------------------------------
+
+
+@pytest.fixture
+def human_desk(workspace, tmp_path):
+    """`rdesk serve-socket --policy human`; its stdin stands in for the window's buttons."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    proc = subprocess.Popen(
+        [RDESK, "serve-socket", "--workspace", str(workspace), "--policy", "human"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    assert Path(proc.stdout.readline().strip()).exists(), proc.stderr.read()
+
+    async def person(obj) -> dict:
+        """Sends one line to the stand-in window and waits (off the event loop) for its answer."""
+        proc.stdin.write(json.dumps(obj) + "\n")
+        proc.stdin.flush()
+        line = await anyio.to_thread.run_sync(proc.stdout.readline)
+        assert line, proc.stderr.read()
+        return json.loads(line)
+
+    yield {"env": env, "person": person}
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=20)
+
+
+async def test_under_human_policy_resolve_waits_and_returns_the_persons_decision(workspace, human_desk):
+    person = human_desk["person"]
+    async with client(joined(workspace), "agent-one", human_desk["env"]) as (session, _, _init):
+        await session.call_tool("ast_edit", EDIT)
+        answer: dict = {}
+
+        async def agent() -> None:
+            answer["result"] = await session.call_tool("resolve", {"action": "discard", "reason": "agent unsure"})
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(agent)
+            proposal = (await person({"wait_for_proposal": True}))["proposal"]
+            assert proposal["choice"] == "discard"
+            assert proposal["reason"] == "agent unsure"
+            assert proposal["client"] == "agent-one"
+            assert (workspace / "a.ts").read_text() == SOURCE, "nothing written while the person decides"
+            decided = await person({"tool": "resolve", "params": {"action": "apply", "reason": "looks right"}})
+            assert decided["is_error"] is False, decided
+
+        result = answer["result"]
+        assert result.is_error is False, text_of(result)
+        assert "Decided by the person: applied. Reason: looks right" in text_of(result)
+        assert result.structured_content["decided_by"] == "person"
+        assert (workspace / "a.ts").read_text() == "logger.debug(1);\nlogger.debug(2);\n"
+
+
+async def test_a_cancelled_resolve_leaves_the_action_pending(workspace, human_desk):
+    person = human_desk["person"]
+    async with client(joined(workspace), "agent-one", human_desk["env"]) as (session, _, _init):
+        await session.call_tool("ast_edit", EDIT)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(session.call_tool, "resolve", {"action": "apply", "reason": "go"})
+            await person({"wait_for_proposal": True})
+            tg.cancel_scope.cancel()  # the SDK sends notifications/cancelled
+        await session.send_ping()
+        assert "resolve" in await tool_names(session), "still pending"
+        assert (workspace / "a.ts").read_text() == SOURCE
+        # The person can still decide it: it was never applied nor lost.
+        discarded = await person({"tool": "resolve", "params": {"action": "discard", "reason": "not now"}})
+        assert discarded["is_error"] is False, discarded
+        assert discarded["details"]["source_tool_name"] == "ast_edit"
