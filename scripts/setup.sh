@@ -10,6 +10,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PKGS=(build-essential pkg-config curl wget file libwebkit2gtk-4.1-dev libxdo-dev libssl-dev
       libayatana-appindicator3-dev librsvg2-dev xvfb xauth webkit2gtk-driver)
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || PKGS+=(python3 python3-venv)
 command -v npm >/dev/null 2>&1 || PKGS+=(npm)
 missing=()
 for p in "${PKGS[@]}"; do
@@ -37,6 +38,15 @@ install_npm() {  # install_npm DIR: npm ci when package-lock.json changed since 
 }
 install_npm ui
 install_npm tests/e2e
+
+# The MCP tests' client: the official MCP SDK for Python, in a venv at .venv (pinned versions).
+PY_REQS=crates/mcp/tests/python/requirements.txt
+if [ ! -x .venv/bin/python ] || [ "$PY_REQS" -nt .venv/.installed ]; then
+  echo "setup: installing the MCP test client (.venv, $PY_REQS)"
+  python3 -m venv .venv
+  .venv/bin/pip install --quiet --disable-pip-version-check -r "$PY_REQS"
+  touch .venv/.installed
+fi
 
 echo "setup: building the web UI"
 (cd ui && npm run --silent build >/dev/null)

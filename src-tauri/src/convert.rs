@@ -64,6 +64,7 @@ pub fn action_summary(info: &ActionInfo, action: Option<&PendingAction>, is_top:
         id: info.id.clone(),
         label: info.label.clone(),
         source_tool_name: info.source_tool_name.clone(),
+        pushed_by: info.pushed_by.clone(),
         created_at_ms: millis(info.created_at),
         status: status(&info.status),
         is_top,

@@ -10,6 +10,7 @@
 //! - [`convert`]: engine → wire types
 //! - [`events`]: store events → `queue-changed`; tool progress → `tool-progress`
 //! - [`demo`]: the built-in demo workspace
+//! - [`mcp_socket`]: the user-only socket coding agents join the open session through (MCP)
 //! - [`args`]: the command line (`resolve-desk [WORKSPACE] [--script FILE]`)
 
 pub mod args;
@@ -17,6 +18,7 @@ pub mod commands;
 pub mod convert;
 pub mod demo;
 pub mod events;
+pub mod mcp_socket;
 pub mod state;
 
 use tauri::{Manager, Runtime};
@@ -66,9 +68,17 @@ pub fn run() {
     };
     let result = builder(tauri::Builder::<tauri::Wry>::new(), state)
         .plugin(tauri_plugin_dialog::init())
-        .run(tauri::generate_context!("tauri.conf.json"));
-    if let Err(e) = result {
-        eprintln!("resolve-desk: {e}");
-        std::process::exit(1);
+        .build(tauri::generate_context!("tauri.conf.json"));
+    match result {
+        // On exit, agents connected over MCP learn that the desk closed (nothing applied).
+        Ok(app) => app.run(|handle, event| {
+            if let tauri::RunEvent::Exit = event {
+                tauri::async_runtime::block_on(handle.state::<state::AppState>().shutdown());
+            }
+        }),
+        Err(e) => {
+            eprintln!("resolve-desk: {e}");
+            std::process::exit(1);
+        }
     }
 }

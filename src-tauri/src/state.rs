@@ -20,6 +20,8 @@ pub struct Current {
     /// The demo's temporary folder, removed when the session is closed.
     _demo_dir: Option<tempfile::TempDir>,
     forwarder: Option<JoinHandle<()>>,
+    /// The MCP socket coding agents join this session through (see `mcp_socket`).
+    mcp: Option<resolve_mcp::SocketServer>,
 }
 
 /// Managed by Tauri; every command reads the current session from here.
@@ -52,6 +54,8 @@ impl AppState {
         if !current.is_demo {
             recents.add(current.session.workspace().root());
         }
+        let mut current = current;
+        current.mcp = crate::mcp_socket::start(&current.session, current.is_demo);
         if let Some(script) = &args.script {
             let file =
                 std::fs::File::open(script).map_err(|e| format!("cannot read script {}: {e}", script.display()))?;
@@ -88,6 +92,12 @@ impl AppState {
     /// opens `path`.
     pub async fn switch(&self, path: &Path) -> Result<SessionInfo, IpcError> {
         let mut next = open_session(path, self.policy, self.journal.clone()).await?;
+        let (old_mcp, old_session) = {
+            let mut c = self.current.write().await;
+            (c.mcp.take(), c.session.clone())
+        };
+        crate::mcp_socket::stop(old_mcp, &old_session).await;
+        next.mcp = crate::mcp_socket::start(&next.session, next.is_demo);
         self.recents.add(next.session.workspace().root());
         if let Some(emitter) = self.emitter() {
             next.forwarder = Some(events::forward_queue(next.session.clone(), emitter.clone()));
@@ -106,6 +116,13 @@ impl AppState {
             *current = next;
             Ok(session_info(&current))
         }
+    }
+
+    /// When the app exits: agents connected over MCP are told the desk closed.
+    pub async fn shutdown(&self) {
+        let mut c = self.current.write().await;
+        let mcp = c.mcp.take();
+        crate::mcp_socket::stop(mcp, &c.session).await;
     }
 
     pub async fn info(&self) -> SessionInfo {
@@ -174,7 +191,7 @@ pub async fn open_session(
             }
         });
     }
-    Ok(Current { session: Arc::new(session), is_demo: false, _demo_dir: None, forwarder: None })
+    Ok(Current { session: Arc::new(session), is_demo: false, _demo_dir: None, forwarder: None, mcp: None })
 }
 
 /// The built-in tools of the app (the engine adds `resolve`).

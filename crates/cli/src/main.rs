@@ -8,6 +8,9 @@
 //!   runs one LLM agent turn (or `--replay FILE` a recorded one), printing JSON Lines; see
 //!   `rdesk agent --help` for its exit codes (3: waits for a person, 130: cancelled).
 //!
+//! - `rdesk mcp --workspace DIR [--policy human|agent] [--headless]` serves the desk to a
+//!   coding agent over MCP on stdio (see `mcp`).
+//!
 //! Exit codes: 0 when the script ran to its end (tool errors are reported in-band);
 //! 2 for bad input (a malformed script line, a missing workspace, bad arguments);
 //! 1 for anything else (an I/O error writing the output).
@@ -22,6 +25,7 @@ use resolve_engine::{Actor, PendingActionStore, ResolvePolicy, Session};
 mod agent;
 mod ast_edit;
 mod builtin;
+mod mcp;
 
 #[derive(Parser)]
 #[command(
@@ -53,6 +57,12 @@ enum Command {
     /// Run an LLM agent turn (live or replayed) against a fresh session; prints JSON Lines.
     #[command(long_about = agent::AGENT_HELP)]
     Agent(agent::AgentArgs),
+    /// Serve Resolve Desk to a coding agent over MCP on stdio (joins the desk window).
+    #[command(long_about = mcp::MCP_HELP)]
+    Mcp(mcp::McpArgs),
+    /// For tests and CI: serve a session on the desk's socket without a window.
+    #[command(name = "serve-socket", hide = true)]
+    ServeSocket(mcp::ServeSocketArgs),
 }
 
 const RUN_HELP: &str = "\
@@ -98,6 +108,8 @@ fn main() -> ExitCode {
         Command::AstEdit(args) => ast_edit::run(args),
         Command::Tools => list_tools(),
         Command::Agent(args) => runtime.block_on(agent::run(args)),
+        Command::Mcp(args) => runtime.block_on(mcp::run(args)),
+        Command::ServeSocket(args) => runtime.block_on(mcp::serve_socket(args)),
     }
 }
 

@@ -25,6 +25,9 @@ pub struct ActionSummary {
     pub label: String,
     /// The producing tool (`custom_tool` when a custom tool omits it).
     pub source_tool_name: String,
+    /// Who pushed it: the agent's client name (an MCP client's name from `initialize`, or the
+    /// model name); `null` when pushed by a person, a script, or an unnamed client.
+    pub pushed_by: Option<String>,
     /// Unix milliseconds.
     #[ts(type = "number")]
     pub created_at_ms: u64,

@@ -250,7 +250,7 @@ export class FakeBackend implements Backend {
     const counts = countCache.get(a) ?? countLines(a.files);
     countCache.set(a, counts);
     return {
-      id: a.id, label: a.label, sourceToolName: a.sourceToolName, createdAtMs: a.createdAtMs,
+      id: a.id, label: a.label, sourceToolName: a.sourceToolName, pushedBy: null, createdAtMs: a.createdAtMs,
       status: a.status, isTop: index === 0, kind: a.kind, origin: a.origin,
       counts: {
         files: a.kind === 'rename' ? a.renames.length : a.files.length,

@@ -76,6 +76,11 @@ label: string,
  */
 sourceToolName: string, 
 /**
+ * Who pushed it: the agent's client name (an MCP client's name from `initialize`, or the
+ * model name); `null` when pushed by a person, a script, or an unnamed client.
+ */
+pushedBy: string | null, 
+/**
  * Unix milliseconds.
  */
 createdAtMs: number, status: ActionStatus, 

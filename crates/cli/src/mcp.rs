@@ -1,0 +1,300 @@
+//! `rdesk mcp`: Resolve Desk as an MCP server for a coding agent, on stdio.
+//!
+//! - `rdesk mcp --workspace DIR` joins the desk window that has DIR open (its user-only
+//!   socket), starting `resolve-desk DIR` first when none has; it is then a plain
+//!   stdio ↔ socket pipe, so the agent's previews land in that window's queue.
+//! - `rdesk mcp --workspace DIR --headless --policy agent` serves a session of its own on
+//!   stdio, without a window (for CI and scripted agents).
+//! - `rdesk serve-socket --workspace DIR` (hidden; for tests and CI) serves a session on the
+//!   socket like the app does, without a window, until SIGTERM/SIGINT.
+
+use std::path::{Path, PathBuf};
+use std::process::{ExitCode, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use resolve_engine::{ResolvePolicy, Session};
+
+use crate::builtin;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Policy {
+    /// A person applies or discards in the window; the agent's `resolve` waits for them.
+    Human,
+    /// The agent's own `resolve` call decides at once.
+    Agent,
+}
+
+impl Policy {
+    fn engine(self) -> ResolvePolicy {
+        match self {
+            Policy::Human => ResolvePolicy::Human,
+            Policy::Agent => ResolvePolicy::Agent,
+        }
+    }
+    fn as_str(self) -> &'static str {
+        match self {
+            Policy::Human => "human",
+            Policy::Agent => "agent",
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// The workspace folder (every path a tool touches stays inside it).
+    #[arg(long, short = 'w')]
+    pub workspace: PathBuf,
+    /// Who resolves pending actions. Without --headless it applies when rdesk starts the desk
+    /// (a desk already open keeps the policy its person chose).
+    #[arg(long, value_enum)]
+    pub policy: Option<Policy>,
+    /// Serve a session of this process's own on stdio, without a window (needs --policy agent:
+    /// with no window nobody could decide).
+    #[arg(long)]
+    pub headless: bool,
+}
+
+pub const MCP_HELP: &str = "\
+Serve Resolve Desk to a coding agent over MCP (stdio).
+
+Without --headless, rdesk joins the Resolve Desk window that has --workspace open, through a
+socket only your user can open ($XDG_RUNTIME_DIR/resolve-desk/, no TCP port); if no window
+has it open, rdesk starts `resolve-desk DIR` (found beside rdesk, else on PATH; the
+RESOLVE_DESK_BIN variable overrides) and joins it once it is up. The agent's previews then
+wait in that window, and `resolve` returns the person's decision and reason.
+
+With --headless --policy agent, rdesk runs a session of its own without a window; the
+agent's `resolve` applies or discards at once. (--headless with --policy human is refused:
+with no window, nobody could decide.)
+
+Set-up for a terminal agent:
+  claude mcp add resolve-desk -- rdesk mcp --workspace /path/to/project";
+
+/// Runs `rdesk mcp`.
+pub async fn run(args: McpArgs) -> ExitCode {
+    if args.headless {
+        let policy = args.policy.unwrap_or(Policy::Human);
+        if policy == Policy::Human {
+            eprintln!(
+                "rdesk mcp: --headless has no window, so under --policy human nobody could apply or discard \
+                 a preview and every `resolve` would wait forever. Use `--headless --policy agent` (the agent's \
+                 `resolve` decides), or drop --headless to join the Resolve Desk window for {}.",
+                args.workspace.display()
+            );
+            return ExitCode::from(2);
+        }
+        let session = match open(&args.workspace, policy) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("rdesk mcp: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        return match resolve_mcp::serve(session, tokio::io::stdin(), tokio::io::stdout()).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("rdesk mcp: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
+    let root = match std::fs::canonicalize(&args.workspace) {
+        Ok(r) if r.is_dir() => r,
+        _ => {
+            eprintln!(
+                "rdesk mcp: the workspace {} is not a folder; pass an existing folder.",
+                args.workspace.display()
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let path = resolve_mcp::socket_path(&root);
+    if std::os::unix::net::UnixStream::connect(&path).is_err() {
+        if let Err(e) = start_desk(&root, args.policy, &path).await {
+            eprintln!("rdesk mcp: {e}");
+            return ExitCode::from(1);
+        }
+    }
+    match resolve_mcp::bridge(&path, &root, tokio::io::stdin(), tokio::io::stdout()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rdesk mcp: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn open(workspace: &Path, policy: Policy) -> Result<Arc<Session>, String> {
+    let session = Session::open(workspace, policy.engine())
+        .map_err(|e| format!("cannot open workspace {}: {e}", workspace.display()))?;
+    builtin::load(&session).map_err(|e| format!("cannot load the built-in tools: {e}"))?;
+    Ok(Arc::new(session))
+}
+
+/// How long `rdesk mcp` waits for a desk it started to open its socket.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The desk binary: `RESOLVE_DESK_BIN`, else `resolve-desk` beside this executable, else on PATH.
+fn desk_binary() -> PathBuf {
+    if let Some(bin) = std::env::var_os("RESOLVE_DESK_BIN").filter(|b| !b.is_empty()) {
+        return PathBuf::from(bin);
+    }
+    if let Some(beside) = std::env::current_exe().ok().and_then(|e| e.parent().map(|d| d.join("resolve-desk"))) {
+        if beside.is_file() {
+            return beside;
+        }
+    }
+    PathBuf::from("resolve-desk")
+}
+
+/// Starts `resolve-desk ROOT` detached (own session, stdio to /dev/null) and waits until its
+/// socket accepts connections.
+async fn start_desk(root: &Path, policy: Option<Policy>, socket: &Path) -> Result<(), String> {
+    use std::os::unix::process::CommandExt;
+    let bin = desk_binary();
+    let mut cmd = std::process::Command::new(&bin);
+    cmd.arg(root).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    if let Some(p) = policy {
+        cmd.args(["--policy", p.as_str()]);
+    }
+    // SAFETY: setsid is async-signal-safe; the desk must outlive this agent's process group.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().map_err(|e| {
+        format!(
+            "no Resolve Desk window has {} open, and starting `{}` failed: {e}. Install Resolve Desk (or set \
+             RESOLVE_DESK_BIN), or use `rdesk mcp --headless --policy agent`.",
+            root.display(),
+            bin.display()
+        )
+    })?;
+    let deadline = Instant::now() + START_TIMEOUT;
+    loop {
+        if std::os::unix::net::UnixStream::connect(socket).is_ok() {
+            // The child keeps running on its own; reap it in the background if it exits early.
+            std::thread::spawn(move || child.wait());
+            return Ok(());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!(
+                "started `{} {}` but it exited ({status}) before opening its socket {}. Run it yourself to see why.",
+                bin.display(),
+                root.display(),
+                socket.display()
+            ));
+        }
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "started `{} {}` but its socket {} did not appear within {} s. Is a display available? Start the desk \
+                 yourself, or use `rdesk mcp --headless --policy agent`.",
+                bin.display(),
+                root.display(),
+                socket.display(),
+                START_TIMEOUT.as_secs()
+            ));
+        }
+        // Polling the socket with a deadline: the desk gives no other signal that it is up.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ServeSocketArgs {
+    /// The workspace folder.
+    #[arg(long, short = 'w')]
+    pub workspace: PathBuf,
+    /// Who resolves pending actions.
+    #[arg(long, value_enum, default_value = "human")]
+    pub policy: Policy,
+}
+
+/// Runs `rdesk serve-socket`: the app's socket server without the app. Prints the socket
+/// path on stdout once listening; closes the desk (like the app does) on SIGTERM/SIGINT.
+/// Standing in for the window's buttons, each line on stdin (`{"tool": NAME, "params": {...}}`)
+/// is called as the person, and its result printed as one JSON line
+/// (`{"is_error": BOOL, "text": TEXT, "details": JSON}`); `{"wait_for_proposal": true}` prints
+/// `{"proposal": {...}}` once the top action carries an agent's proposal (human policy).
+pub async fn serve_socket(args: ServeSocketArgs) -> ExitCode {
+    let session = match open(&args.workspace, args.policy) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("rdesk serve-socket: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let path = resolve_mcp::socket_path(session.workspace().root());
+    let server_session = session.clone();
+    let server = match resolve_mcp::listen(&path, session) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("rdesk serve-socket: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    println!("{}", path.display());
+    tokio::spawn(person_calls(server_session));
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+        eprintln!("rdesk serve-socket: cannot watch for signals");
+        return ExitCode::from(1);
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    server.close().await;
+    // Exit here: the runtime would otherwise wait on the blocking read of stdin (the person
+    // channel) before it can shut down.
+    std::process::exit(0)
+}
+
+/// The person's calls for `serve-socket` (see there), until stdin ends.
+async fn person_calls(session: Arc<Session>) {
+    use std::io::Write;
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let call: serde_json::Value = match serde_json::from_str(&line) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("rdesk serve-socket: stdin line is not JSON ({e}); expected {{\"tool\": NAME, \"params\": {{...}}}}");
+                continue;
+            }
+        };
+        if call.get("wait_for_proposal").is_some() {
+            // Like a person looking at the window until an agent's proposal shows up.
+            let session = session.clone();
+            tokio::spawn(async move {
+                let mut events = session.store().subscribe();
+                let proposal = loop {
+                    if let Some(p) = session.store().list().first().and_then(|a| a.proposal.clone()) {
+                        break p;
+                    }
+                    if let Err(tokio::sync::broadcast::error::RecvError::Closed) = events.recv().await {
+                        return;
+                    }
+                };
+                let out = serde_json::json!({ "proposal": proposal });
+                let mut stdout = std::io::stdout().lock();
+                let _ = writeln!(stdout, "{out}").and_then(|_| stdout.flush());
+            });
+            continue;
+        }
+        let tool = call["tool"].as_str().unwrap_or_default().to_string();
+        let params = call.get("params").cloned().unwrap_or_else(|| serde_json::json!({}));
+        let session = session.clone();
+        // Each call runs on its own, so a slow one does not hold up the next line.
+        tokio::spawn(async move {
+            let r = session.call(resolve_engine::Actor::Person, &tool, params).await;
+            let out = serde_json::json!({"is_error": r.is_error, "text": r.text_content(), "details": r.details});
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{out}").and_then(|_| stdout.flush());
+        });
+    }
+}

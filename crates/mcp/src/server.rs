@@ -1,0 +1,273 @@
+//! The MCP handler: a session's tools as MCP tools, calls through the session's one door.
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
+
+use resolve_engine::{
+    tool::ProgressSink, Actor, Progress, Session, StoreChange, ToolContext, ToolResult, ToolSpec, PREVIEW_REMINDER,
+    RESOLVE_TOOL_NAME,
+};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeRequestParams,
+    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::broadcast::error::RecvError;
+use tokio_util::sync::CancellationToken;
+
+use crate::lines;
+
+/// Why a connection could not be served.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("the MCP client did not complete the initialize handshake: {0}")]
+    Initialize(String),
+    #[error("the MCP connection task failed: {0}")]
+    Join(String),
+}
+
+/// The MCP server of one connection. Cheap to clone; every clone serves the same session.
+#[derive(Clone)]
+pub struct DeskServer {
+    session: Arc<Session>,
+    /// The client's name from `initialize` (recorded on every action it pushes).
+    client: Arc<Mutex<Option<String>>>,
+}
+
+impl DeskServer {
+    pub fn new(session: Arc<Session>) -> Self {
+        Self { session, client: Arc::new(Mutex::new(None)) }
+    }
+
+    /// The client's name from `initialize`, once it arrived.
+    pub fn client_name(&self) -> Option<String> {
+        self.client.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The MCP description of a session tool.
+    pub fn mcp_tool(spec: &ToolSpec) -> Tool {
+        let mut schema: JsonObject = match &spec.parameters {
+            Value::Object(o) => o.clone(),
+            _ => JsonObject::new(),
+        };
+        schema.entry("type").or_insert_with(|| Value::String("object".into()));
+        let is_resolve = spec.name == RESOLVE_TOOL_NAME;
+        // Tools propose, the change set writes: every tool but `resolve` only computes a
+        // preview and pushes a pending action; nothing is written until it is resolved.
+        let annotations = ToolAnnotations::with_title(spec.label.clone())
+            .read_only(!is_resolve)
+            .destructive(is_resolve)
+            .open_world(false);
+        let description = if is_resolve {
+            spec.description.clone()
+        } else {
+            format!(
+                "{} (Writes nothing: it shows a preview and queues a pending action for review; call `resolve` afterwards.)",
+                spec.description.trim_end()
+            )
+        };
+        Tool::new(spec.name.clone(), description, Arc::new(schema))
+            .with_title(spec.label.clone())
+            .with_annotations(annotations)
+    }
+
+    fn progress_sink(&self, context: &RequestContext<RoleServer>) -> Option<ProgressSink> {
+        let token: ProgressToken = context.meta.get_progress_token()?;
+        let peer = context.peer.clone();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+        tokio::spawn(async move {
+            let mut last = 0.0_f64;
+            while let Some(p) = rx.recv().await {
+                // MCP wants progress to increase with every notification.
+                let value = (p.done as f64).max(last + 1.0);
+                last = value;
+                let mut param = ProgressNotificationParam::new(token.clone(), value);
+                if let Some(total) = p.total {
+                    param = param.with_total((total as f64).max(value));
+                }
+                if let Some(message) = p.message {
+                    param = param.with_message(message);
+                }
+                if peer.notify_progress(param).await.is_err() {
+                    break;
+                }
+            }
+        });
+        Some(Arc::new(move |_call_id: &str, p: Progress| {
+            let _ = tx.send(p);
+        }))
+    }
+
+    /// Runs one `tools/call` through the session as the agent.
+    pub async fn call(
+        &self,
+        name: &str,
+        args: Value,
+        cancel: CancellationToken,
+        progress: Option<ProgressSink>,
+    ) -> CallToolResult {
+        let session = &self.session;
+        let mut events = session.store().subscribe();
+        let mut ctx = ToolContext::new(session.new_call_id()).with_cancel(cancel);
+        if let Some(client) = self.client_name() {
+            ctx = ctx.with_client(client);
+        }
+        if let Some(sink) = progress {
+            ctx = ctx.with_progress(sink);
+        }
+        let result = session.call_with(Actor::Agent, ctx, name, args.clone()).await;
+        // Did this call push a preview? (Per call, not `take_reminders`: that queue is the
+        // session's, shared with every other client and the app's own agent.)
+        let mut pushed = 0;
+        loop {
+            match events.try_recv() {
+                Ok(ev) => {
+                    if let StoreChange::Pushed { id } = ev.change {
+                        let ours = session
+                            .store()
+                            .info(&id)
+                            .and_then(|info| info.origin)
+                            .is_some_and(|origin| origin.tool == name && origin.params == args);
+                        if ours {
+                            pushed += 1;
+                        }
+                    }
+                }
+                Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => continue,
+                Err(_) => break,
+            }
+        }
+        to_call_tool_result(&result, pushed > 0)
+    }
+}
+
+/// A session result as an MCP tool result.
+/// (A closed desk's error already says how to reopen it: `resolve-desk DIR`.)
+fn to_call_tool_result(result: &ToolResult, pushed: bool) -> CallToolResult {
+    let mut text = result.text_content();
+    if pushed && !result.is_error {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(PREVIEW_REMINDER);
+    }
+    let content = vec![ContentBlock::text(text)];
+    let mut out = if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
+    if let Some(details @ Value::Object(_)) = &result.details {
+        out.structured_content = Some(details.clone());
+    }
+    out
+}
+
+const INSTRUCTIONS: &str = "Resolve Desk: the tools here never write files. Each one computes a preview and queues a \
+pending action; call `resolve` (offered while actions are pending) to apply or discard the top one, with a reason. \
+When the person decides (the default), `resolve` waits until they apply or discard it in the Resolve Desk window \
+and returns their decision and reason.";
+
+impl ServerHandler for DeskServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
+            .with_server_info(Implementation::new("resolve-desk", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    /// The handshake-era revisions (initialize, ping, list_changed notifications on the
+    /// connection), up to 2025-11-25, which every coding agent speaks today.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        let name = request.client_info.name.trim().to_string();
+        if !name.is_empty() {
+            *self.client.lock().unwrap_or_else(|p| p.into_inner()) = Some(name);
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let tools = self.session.offered_tools().iter().map(Self::mcp_tool).collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let progress = self.progress_sink(&context);
+        let result = self.call(&request.name, args, context.ct.clone(), progress).await;
+        Ok(result.into())
+    }
+}
+
+/// Serves one MCP connection on `reader`/`writer` until the client goes away.
+pub async fn serve<R, W>(session: Arc<Session>, reader: R, writer: W) -> Result<(), ServeError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    serve_until(session, reader, writer, CancellationToken::new()).await
+}
+
+/// Like [`serve`], ending also when `shutdown` is cancelled (answers in flight are still sent,
+/// for up to two seconds).
+pub async fn serve_until<R, W>(
+    session: Arc<Session>,
+    reader: R,
+    writer: W,
+    shutdown: CancellationToken,
+) -> Result<(), ServeError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (rx, tx, pump) = lines::checked(reader, writer);
+    let mut events = session.store().subscribe();
+    let mut offered_resolve = session.store().has_pending();
+    let server = DeskServer::new(session.clone());
+    let running = match server.serve_with_ct((rx, tx), shutdown.clone()).await {
+        Ok(r) => r,
+        Err(e) => {
+            pump.abort();
+            return Err(ServeError::Initialize(e.to_string()));
+        }
+    };
+    // `resolve` is offered only while actions are pending: tell the client when that flips.
+    let peer = running.peer().clone();
+    let watcher_session = session.clone();
+    let watcher = tokio::spawn(async move {
+        loop {
+            match events.recv().await {
+                Ok(_) | Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => break,
+            }
+            let pending = watcher_session.store().has_pending();
+            if pending != offered_resolve {
+                offered_resolve = pending;
+                if peer.notify_tool_list_changed().await.is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    let outcome = running.waiting().await;
+    watcher.abort();
+    // Let the output pump flush what the service wrote last.
+    let _ = pump.await;
+    outcome.map(|_| ()).map_err(|e| ServeError::Join(e.to_string()))
+}

@@ -1,0 +1,209 @@
+//! The user-only local socket the app serves its session on.
+//!
+//! Where: `$XDG_RUNTIME_DIR/resolve-desk/<hash>.sock`, or `/tmp/resolve-desk-<uid>/<hash>.sock`
+//! without a runtime directory; `<hash>` is derived from the canonical workspace root, so
+//! every `rdesk mcp --workspace DIR` finds the window that has DIR open. The folder is 0700 and
+//! the socket 0600 (only the same user can connect; no TCP port); a folder owned by someone
+//! else, or open to others, is refused.
+
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use resolve_engine::Session;
+use tokio::net::UnixListener;
+use tokio::task::{JoinHandle, JoinSet};
+use tokio_util::sync::CancellationToken;
+
+use crate::server::serve_until;
+
+/// Why the socket could not be served.
+#[derive(Debug, thiserror::Error)]
+pub enum SocketError {
+    #[error("cannot create the socket folder {path}: {source}")]
+    CreateDir { path: PathBuf, source: std::io::Error },
+    #[error(
+        "the socket folder {path} is not safe: {problem}. Remove it (or fix it: a folder owned by you with mode 0700) and try again."
+    )]
+    UnsafeDir { path: PathBuf, problem: String },
+    #[error("another Resolve Desk already serves this workspace on {0}; use that window (or close it first).")]
+    AlreadyServed(PathBuf),
+    #[error("cannot listen on {path}: {source}")]
+    Bind { path: PathBuf, source: std::io::Error },
+}
+
+fn uid() -> u32 {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    unsafe { libc::getuid() }
+}
+
+/// The folder the sockets live in (not created by this call).
+pub fn runtime_dir() -> PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty() && Path::new(d).is_absolute()) {
+        Some(dir) => PathBuf::from(dir).join("resolve-desk"),
+        None => std::env::temp_dir().join(format!("resolve-desk-{}", uid())),
+    }
+}
+
+/// The socket of the desk that has `root` open.
+pub fn socket_path(root: &Path) -> PathBuf {
+    let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let hash = blake3::hash(canonical.as_os_str().as_encoded_bytes()).to_hex();
+    runtime_dir().join(format!("{}.sock", &hash[..24]))
+}
+
+/// Creates `dir` 0700 if missing; refuses it unless it is a real folder owned by this user
+/// that nobody else can enter.
+pub(crate) fn ensure_private_dir(dir: &Path) -> Result<(), SocketError> {
+    if let Some(parent) = dir.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| SocketError::CreateDir { path: parent.into(), source })?;
+    }
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(source) => return Err(SocketError::CreateDir { path: dir.into(), source }),
+    }
+    let meta = std::fs::symlink_metadata(dir).map_err(|source| SocketError::CreateDir { path: dir.into(), source })?;
+    let unsafe_dir = |problem: String| SocketError::UnsafeDir { path: dir.into(), problem };
+    if !meta.file_type().is_dir() {
+        return Err(unsafe_dir("it is not a folder (a file or a symbolic link is in its place)".into()));
+    }
+    if meta.uid() != uid() {
+        return Err(unsafe_dir(format!("it belongs to user id {}, not to you ({})", meta.uid(), uid())));
+    }
+    if meta.mode() & 0o077 != 0 {
+        return Err(unsafe_dir(format!("its mode is {:o}, open to other users", meta.mode() & 0o777)));
+    }
+    Ok(())
+}
+
+/// A running socket server. Closing it (or dropping it) stops accepting and removes the
+/// socket; [`close`](Self::close) also closes the session and lets connected clients know.
+pub struct SocketServer {
+    path: PathBuf,
+    inode: (u64, u64),
+    session: Arc<Session>,
+    shutdown: CancellationToken,
+    accept: Option<JoinHandle<()>>,
+}
+
+/// Serves `session` on a Unix socket at `path` (see [`socket_path`]): each connection is an
+/// MCP client served by [`crate::serve`], all sharing the session. Must be called inside a
+/// tokio runtime.
+pub fn listen(path: &Path, session: Arc<Session>) -> Result<SocketServer, SocketError> {
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    ensure_private_dir(dir)?;
+    if std::fs::symlink_metadata(path).is_ok() {
+        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+            return Err(SocketError::AlreadyServed(path.into()));
+        }
+        // A socket left behind by a desk that crashed.
+        let _ = std::fs::remove_file(path);
+    }
+    let listener = UnixListener::bind(path).map_err(|source| SocketError::Bind { path: path.into(), source })?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .map_err(|source| SocketError::Bind { path: path.into(), source })?;
+    let meta = std::fs::symlink_metadata(path).map_err(|source| SocketError::Bind { path: path.into(), source })?;
+    let shutdown = CancellationToken::new();
+    let accept = tokio::spawn(accept_loop(listener, session.clone(), shutdown.clone()));
+    Ok(SocketServer { path: path.into(), inode: (meta.dev(), meta.ino()), session, shutdown, accept: Some(accept) })
+}
+
+async fn accept_loop(listener: UnixListener, session: Arc<Session>, shutdown: CancellationToken) {
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let (r, w) = stream.into_split();
+                    connections.spawn(serve_until(session.clone(), r, w, shutdown.child_token()));
+                }
+                Err(_) => {
+                    // Out of file descriptors and the like: try again shortly.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    drop(listener);
+    // Answers in flight (e.g. `resolve` told that the desk closed) are flushed by each
+    // connection within two seconds of the shutdown; do not wait longer than that.
+    let _ =
+        tokio::time::timeout(Duration::from_secs(3), async { while connections.join_next().await.is_some() {} }).await;
+}
+
+impl SocketServer {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Closes the desk for its clients: the session is closed (a `resolve` waiting for the
+    /// person ends with a `closed` error, nothing is applied, later calls say the desk is
+    /// closed), those answers are sent, then every connection ends and the socket is removed.
+    pub async fn close(mut self) {
+        self.session.close();
+        self.remove_socket();
+        self.shutdown.cancel();
+        if let Some(accept) = self.accept.take() {
+            let _ = accept.await;
+        }
+    }
+
+    fn remove_socket(&self) {
+        // Only our own socket: a newer desk may have replaced it.
+        if let Ok(meta) = std::fs::symlink_metadata(&self.path) {
+            if (meta.dev(), meta.ino()) == self.inode {
+                let _ = std::fs::remove_file(&self.path);
+            }
+        }
+    }
+}
+
+impl Drop for SocketServer {
+    fn drop(&mut self) {
+        self.remove_socket();
+        self.shutdown.cancel();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn socket_path_depends_on_the_canonical_root_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = socket_path(dir.path());
+        let b = socket_path(&dir.path().join("."));
+        assert_eq!(a, b);
+        let other = tempfile::tempdir().unwrap();
+        assert_ne!(a, socket_path(other.path()));
+        assert!(a.to_string_lossy().len() < 100, "fits a sockaddr_un: {}", a.display());
+    }
+
+    #[test]
+    fn a_folder_open_to_others_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let sockets = dir.path().join("resolve-desk");
+        ensure_private_dir(&sockets).unwrap();
+        assert_eq!(std::fs::metadata(&sockets).unwrap().mode() & 0o777, 0o700);
+        std::fs::set_permissions(&sockets, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let err = ensure_private_dir(&sockets).unwrap_err().to_string();
+        assert!(err.contains("755") && err.contains("0700"), "{err}");
+    }
+
+    #[test]
+    fn a_symlink_in_place_of_the_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let link = dir.path().join("resolve-desk");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let err = ensure_private_dir(&link).unwrap_err().to_string();
+        assert!(err.contains("symbolic link"), "{err}");
+    }
+}

@@ -1,0 +1,419 @@
+"""Resolve Desk's MCP server, driven by a client nobody here wrote: the official MCP SDK
+for Python (`mcp`, pinned in requirements.txt), spawning the real `rdesk` over stdio.
+
+Run through `cargo test -p resolve-cli --test mcp_python` (which builds rdesk and passes
+RDESK_BIN), or directly: RDESK_BIN=target/debug/rdesk .venv/bin/pytest crates/mcp/tests/python
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+import mcp_types as types
+
+RDESK = os.environ.get("RDESK_BIN", "rdesk")
+REMINDER = "This is a preview. Call the resolve tool to apply or discard these changes."
+SOURCE = "console.log(1);\nconsole.log(2);\n"
+EDIT = {"ops": [{"pat": "console.log($A)", "out": "logger.debug($A)"}], "lang": "ts"}
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.ts").write_text(SOURCE)
+    return ws
+
+
+class Notifications:
+    """Collects the server's notifications; lets a test wait for one (no sleeps)."""
+
+    def __init__(self) -> None:
+        self.seen: list[object] = []
+        self._event = anyio.Event()
+
+    async def __call__(self, message) -> None:
+        self.seen.append(message)
+        self._event.set()
+
+    def count(self, kind) -> int:
+        return sum(1 for m in self.seen if isinstance(m, kind))
+
+    async def wait_for(self, kind, n: int = 1, timeout: float = 20) -> None:
+        with anyio.fail_after(timeout):
+            while self.count(kind) < n:
+                self._event = anyio.Event()
+                await self._event.wait()
+
+
+@asynccontextmanager
+async def client(args: list[str], name: str = "pytest-agent", env: dict[str, str] | None = None):
+    notes = Notifications()
+    params = StdioServerParameters(command=RDESK, args=args, env=env)
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(
+            read, write, message_handler=notes, client_info=types.Implementation(name=name, version="1.0")
+        ) as session:
+            init = await session.initialize()
+            yield session, notes, init
+
+
+def headless(ws: Path) -> list[str]:
+    return ["mcp", "--workspace", str(ws), "--headless", "--policy", "agent"]
+
+
+def text_of(result) -> str:
+    return "\n".join(c.text for c in result.content if c.type == "text")
+
+
+async def tool_names(session) -> list[str]:
+    return [t.name for t in (await session.list_tools()).tools]
+
+
+async def test_initialize_names_the_server_and_offers_tools_with_list_changed(workspace):
+    async with client(headless(workspace)) as (session, _, init):
+        assert init.server_info.name == "resolve-desk"
+        assert init.capabilities.tools is not None
+        assert init.capabilities.tools.list_changed is True
+        await session.send_ping()
+
+
+async def test_tools_are_listed_without_resolve_and_previews_are_read_only(workspace):
+    async with client(headless(workspace)) as (session, _, _init):
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        assert "resolve" not in tools
+        assert {"ast_edit", "batch_rename_preview"} <= set(tools)
+        edit = tools["ast_edit"]
+        assert edit.input_schema["type"] == "object"
+        assert "ops" in edit.input_schema["properties"]
+        assert edit.annotations.read_only_hint is True
+        assert edit.annotations.destructive_hint is False
+
+
+async def test_preview_writes_nothing_ends_with_the_reminder_and_offers_resolve(workspace):
+    async with client(headless(workspace)) as (session, notes, _init):
+        result = await session.call_tool("ast_edit", EDIT)
+        assert result.is_error is False
+        text = text_of(result)
+        assert "logger.debug(1)" in text, text
+        assert text.rstrip().endswith(REMINDER), text
+        assert isinstance(result.structured_content, dict)
+        assert (workspace / "a.ts").read_text() == SOURCE, "a preview writes nothing"
+
+        await notes.wait_for(types.ToolListChangedNotification)
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        assert "resolve" in tools
+        assert tools["resolve"].annotations.destructive_hint is True
+        assert tools["resolve"].annotations.read_only_hint is False
+
+
+async def test_resolve_under_policy_agent_applies_and_resolve_leaves_the_list(workspace):
+    async with client(headless(workspace)) as (session, notes, _init):
+        await session.call_tool("ast_edit", EDIT)
+        await notes.wait_for(types.ToolListChangedNotification, 1)
+        result = await session.call_tool("resolve", {"action": "apply", "reason": "tests pass"})
+        assert result.is_error is False, text_of(result)
+        assert text_of(result) == "Applied 2 replacements in 1 file."
+        assert REMINDER not in text_of(result)
+        assert result.structured_content["action"] == "apply"
+        assert result.structured_content["reason"] == "tests pass"
+        assert (workspace / "a.ts").read_text() == "logger.debug(1);\nlogger.debug(2);\n"
+        await notes.wait_for(types.ToolListChangedNotification, 2)
+        assert "resolve" not in await tool_names(session)
+
+
+async def test_bad_parameters_are_tool_errors_with_the_spec_messages(workspace):
+    async with client(headless(workspace)) as (session, _, _init):
+        empty = await session.call_tool("resolve", {"action": "apply", "reason": "x"})
+        assert empty.is_error is True
+        assert text_of(empty) == "No pending action to resolve. Nothing to apply or discard."
+
+        no_ops = await session.call_tool("ast_edit", {"ops": []})
+        assert no_ops.is_error is True
+        assert "ops" in text_of(no_ops)
+
+        outside = await session.call_tool("ast_edit", {"ops": [{"pat": "a", "out": "b"}], "path": "../x"})
+        assert outside.is_error is True
+        assert "outside the workspace" in text_of(outside) or "Path not found" in text_of(outside), text_of(outside)
+
+        dup = await session.call_tool(
+            "ast_edit", {"ops": [{"pat": "f($A)", "out": "g($A)"}, {"pat": "f($A)", "out": "h($A)"}]}
+        )
+        assert dup.is_error is True
+        assert "Duplicate rewrite pattern: f($A)" in text_of(dup)
+
+        wrong_type = await session.call_tool("ast_edit", {"ops": "not a list"})
+        assert wrong_type.is_error is True
+        assert "Invalid parameters for `ast_edit`" in text_of(wrong_type)
+
+        unknown = await session.call_tool("no_such_tool", {})
+        assert unknown.is_error is True
+        assert "Unknown tool `no_such_tool`" in text_of(unknown)
+
+        # The connection is still fine after all of that.
+        await session.send_ping()
+        assert (workspace / "a.ts").read_text() == SOURCE
+
+
+def test_malformed_json_rpc_is_answered_and_the_server_stays_up(workspace):
+    proc = subprocess.Popen(
+        [RDESK, *headless(workspace)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+
+        def send(obj) -> None:
+            line = obj if isinstance(obj, str) else json.dumps(obj)
+            proc.stdin.write((line + "\n").encode())
+            proc.stdin.flush()
+
+        def receive() -> dict:
+            line = proc.stdout.readline()
+            assert line, f"the server closed its output; stderr: {proc.stderr.read().decode()}"
+            return json.loads(line)
+
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+            }
+        )
+        assert receive()["result"]["serverInfo"]["name"] == "resolve-desk"
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+        send("{this is not json")
+        parse_error = receive()
+        assert parse_error["error"]["code"] == -32700
+        assert parse_error["id"] is None
+
+        send({"jsonrpc": "2.0", "id": 2, "params": {}})  # JSON, but not a JSON-RPC message
+        invalid = receive()
+        assert invalid["error"]["code"] == -32600
+
+        send({"jsonrpc": "2.0", "id": 3, "method": "no/such/method"})
+        unknown = receive()
+        assert unknown["id"] == 3 and unknown["error"]["code"] == -32601
+
+        send({"jsonrpc": "2.0", "id": 4, "method": "ping"})
+        assert receive() == {"jsonrpc": "2.0", "id": 4, "result": {}}
+
+        send({"jsonrpc": "2.0", "id": 5, "method": "tools/list"})
+        names = [t["name"] for t in receive()["result"]["tools"]]
+        assert "ast_edit" in names
+        assert proc.poll() is None, "the server is still running"
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=20) == 0
+
+
+def test_headless_human_policy_is_refused_with_an_explanation(workspace):
+    out = subprocess.run(
+        [RDESK, "mcp", "--workspace", str(workspace), "--headless"], capture_output=True, text=True, timeout=30
+    )
+    assert out.returncode == 2
+    assert "--policy agent" in out.stderr
+    assert "no window" in out.stderr
+
+
+# ---- two clients, one desk: the socket the app serves, without the app -------------------
+
+
+@pytest.fixture
+def desk(workspace, tmp_path):
+    """`rdesk serve-socket` on the workspace, with a private runtime dir."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    proc = subprocess.Popen(
+        [RDESK, "serve-socket", "--workspace", str(workspace), "--policy", "agent"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    socket_path = Path(proc.stdout.readline().strip())
+    assert socket_path.exists(), proc.stderr.read()
+    yield {"env": env, "socket": socket_path, "proc": proc}
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+
+
+def joined(ws: Path) -> list[str]:
+    return ["mcp", "--workspace", str(ws)]
+
+
+def test_the_socket_is_private(desk):
+    sock = desk["socket"]
+    assert (sock.stat().st_mode & 0o777) == 0o600
+    assert (sock.parent.stat().st_mode & 0o777) == 0o700
+
+
+async def test_two_clients_share_one_stack_lifo_with_expected_id(workspace, desk):
+    (workspace / "IMG_1.JPG").write_text("x")
+    env = desk["env"]
+    async with client(joined(workspace), "agent-one", env) as (one, one_notes, _):
+        async with client(joined(workspace), "agent-two", env) as (two, two_notes, _):
+            first = await one.call_tool("ast_edit", EDIT)
+            assert text_of(first).rstrip().endswith(REMINDER)
+            # The other client learns that `resolve` is now offered.
+            await two_notes.wait_for(types.ToolListChangedNotification)
+            assert "resolve" in await tool_names(two)
+
+            second = await two.call_tool(
+                "batch_rename_preview", {"files": ["*.JPG"], "find": "^IMG_(\\d)\\.JPG$", "replace": "photo-$1.jpg"}
+            )
+            assert second.is_error is False, text_of(second)
+            assert text_of(second).rstrip().endswith(REMINDER)
+
+            # `expected_id` of the first client's action: the top is the second's, so nothing happens.
+            wrong = await one.call_tool(
+                "resolve", {"action": "apply", "reason": "mine", "expected_id": "pa-nope"}
+            )
+            assert wrong.is_error is True
+            assert "not pa-nope" in text_of(wrong)
+            assert (workspace / "IMG_1.JPG").exists()
+
+            # LIFO across both: client one's resolve takes client two's rename (on top).
+            top = await one.call_tool("resolve", {"action": "discard", "reason": "keep the names"})
+            assert text_of(top) == "Discarded batch rename of 1 file. Reason: keep the names"
+            assert top.structured_content["source_tool_name"] == "batch_rename_preview"
+
+            below = await two.call_tool("resolve", {"action": "apply", "reason": "ok"})
+            assert below.is_error is False, text_of(below)
+            assert below.structured_content["source_tool_name"] == "ast_edit"
+            assert (workspace / "a.ts").read_text() == "logger.debug(1);\nlogger.debug(2);\n"
+            assert (workspace / "IMG_1.JPG").exists()
+
+            await one_notes.wait_for(types.ToolListChangedNotification, 2)
+            assert "resolve" not in await tool_names(one)
+
+
+async def test_a_closed_desk_says_how_to_reopen_it(workspace, desk):
+    async with client(joined(workspace), "agent-one", desk["env"]) as (session, _, _init):
+        await session.send_ping()
+        desk["proc"].send_signal(signal.SIGTERM)
+        assert desk["proc"].wait(timeout=20) == 0
+        assert not desk["socket"].exists(), "the socket is removed on close"
+        result = await session.call_tool("ast_edit", EDIT)
+        assert result.is_error is True
+        assert f"resolve-desk {workspace}" in text_of(result), text_of(result)
+        assert (workspace / "a.ts").read_text() == SOURCE
+
+
+def test_mcp_starts_the_desk_when_none_is_open(workspace, tmp_path):
+    """Without a window on the workspace, `rdesk mcp` starts one (here RESOLVE_DESK_BIN points
+    to a stand-in that serves the socket without a GUI) and joins it."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    stand_in = tmp_path / "fake-desk"
+    pidfile = tmp_path / "desk.pid"
+    stand_in.write_text(
+        f"#!/bin/sh\necho $$ > {pidfile}\nexec {RDESK} serve-socket --workspace \"$1\" --policy agent\n"
+    )
+    stand_in.chmod(0o755)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "RESOLVE_DESK_BIN": str(stand_in)}
+
+    async def run() -> None:
+        async with client(joined(workspace), "starter", env) as (session, _, _init):
+            assert "ast_edit" in await tool_names(session)
+
+    try:
+        anyio.run(run)
+    finally:
+        if pidfile.exists():
+            os.kill(int(pidfile.read_text()), signal.SIGTERM)
+
+
+# ---- human policy: the agent proposes, the person decides ---------------------------------
+
+
+@pytest.fixture
+def human_desk(workspace, tmp_path):
+    """`rdesk serve-socket --policy human`; its stdin stands in for the window's buttons."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    proc = subprocess.Popen(
+        [RDESK, "serve-socket", "--workspace", str(workspace), "--policy", "human"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    assert Path(proc.stdout.readline().strip()).exists(), proc.stderr.read()
+
+    async def person(obj) -> dict:
+        """Sends one line to the stand-in window and waits (off the event loop) for its answer."""
+        proc.stdin.write(json.dumps(obj) + "\n")
+        proc.stdin.flush()
+        line = await anyio.to_thread.run_sync(proc.stdout.readline)
+        assert line, proc.stderr.read()
+        return json.loads(line)
+
+    yield {"env": env, "person": person}
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=20)
+
+
+async def test_under_human_policy_resolve_waits_and_returns_the_persons_decision(workspace, human_desk):
+    person = human_desk["person"]
+    async with client(joined(workspace), "agent-one", human_desk["env"]) as (session, _, _init):
+        await session.call_tool("ast_edit", EDIT)
+        answer: dict = {}
+
+        async def agent() -> None:
+            answer["result"] = await session.call_tool("resolve", {"action": "discard", "reason": "agent unsure"})
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(agent)
+            proposal = (await person({"wait_for_proposal": True}))["proposal"]
+            assert proposal["choice"] == "discard"
+            assert proposal["reason"] == "agent unsure"
+            assert proposal["client"] == "agent-one"
+            assert (workspace / "a.ts").read_text() == SOURCE, "nothing written while the person decides"
+            decided = await person({"tool": "resolve", "params": {"action": "apply", "reason": "looks right"}})
+            assert decided["is_error"] is False, decided
+
+        result = answer["result"]
+        assert result.is_error is False, text_of(result)
+        assert "Decided by the person: applied. Reason: looks right" in text_of(result)
+        assert result.structured_content["decided_by"] == "person"
+        assert (workspace / "a.ts").read_text() == "logger.debug(1);\nlogger.debug(2);\n"
+
+
+async def test_a_cancelled_resolve_leaves_the_action_pending(workspace, human_desk):
+    person = human_desk["person"]
+    async with client(joined(workspace), "agent-one", human_desk["env"]) as (session, _, _init):
+        await session.call_tool("ast_edit", EDIT)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(session.call_tool, "resolve", {"action": "apply", "reason": "go"})
+            await person({"wait_for_proposal": True})
+            tg.cancel_scope.cancel()  # the SDK sends notifications/cancelled
+        await session.send_ping()
+        assert "resolve" in await tool_names(session), "still pending"
+        assert (workspace / "a.ts").read_text() == SOURCE
+        # The person can still decide it: it was never applied nor lost.
+        discarded = await person({"tool": "resolve", "params": {"action": "discard", "reason": "not now"}})
+        assert discarded["is_error"] is False, discarded
+        assert discarded["details"]["source_tool_name"] == "ast_edit"
