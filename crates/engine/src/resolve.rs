@@ -65,6 +65,18 @@ impl ResolveParams {
         }
         Ok(params)
     }
+
+    /// `Err(IdMismatch)` when `expected_id` was given and the top action has another id.
+    pub(crate) fn check_top(&self, top_id: &str, top_label: &str) -> Result<(), ToolError> {
+        match self.expected_id.as_deref() {
+            Some(expected) if expected != top_id => Err(ToolError::IdMismatch {
+                expected: expected.to_string(),
+                actual: top_id.to_string(),
+                actual_label: top_label.to_string(),
+            }),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// A decision that took an action off the stack, published right after the removal (whose
@@ -139,15 +151,7 @@ impl Tool for ResolveTool {
         let reason = params.reason.clone();
         let _one_at_a_time = self.lock.lock().await;
         let top = self.store.top().ok_or(ToolError::NoPendingAction)?;
-        if let Some(expected) = params.expected_id.as_deref() {
-            if expected != top.id {
-                return Err(ToolError::IdMismatch {
-                    expected: expected.to_string(),
-                    actual: top.id.clone(),
-                    actual_label: top.label.clone(),
-                });
-            }
-        }
+        params.check_top(&top.id, &top.label)?;
         let details = ResolveDetails {
             action: params.action,
             reason: reason.clone(),

@@ -376,15 +376,7 @@ impl Session {
         let mut decisions = self.decisions.subscribe();
         let mut events = self.store.subscribe();
         let top = self.store.peek().ok_or(ToolError::NoPendingAction)?;
-        if let Some(expected) = params.expected_id.as_deref() {
-            if expected != top.id {
-                return Err(ToolError::IdMismatch {
-                    expected: expected.to_string(),
-                    actual: top.id.clone(),
-                    actual_label: top.label.clone(),
-                });
-            }
-        }
+        params.check_top(&top.id, &top.label)?;
         let proposal = Proposal {
             choice: params.action,
             reason: params.reason.clone(),

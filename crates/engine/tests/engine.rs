@@ -437,6 +437,19 @@ fn human_session() -> (tempfile::TempDir, Arc<Session>) {
     (dir, Arc::new(s))
 }
 
+/// Pushes an action whose applies are counted (to prove nothing was applied).
+fn push_counting_applies(s: &Session) -> Arc<AtomicUsize> {
+    let applied = Arc::new(AtomicUsize::new(0));
+    let a2 = applied.clone();
+    s.api()
+        .push_pending_action(CustomToolPendingAction::new("x", move |_| {
+            a2.fetch_add(1, Ordering::SeqCst);
+            async { Ok(ToolResult::empty()) }
+        }))
+        .unwrap();
+    applied
+}
+
 /// Waits (on store events, no polling) until the top action carries a proposal.
 async fn proposal_on_top(s: &Session) -> Proposal {
     let mut events = s.store().subscribe();
@@ -533,14 +546,7 @@ async fn human_policy_wait_survives_a_failed_apply_and_ends_with_the_decision() 
 #[tokio::test]
 async fn human_policy_cancelled_resolve_leaves_the_action_pending() {
     let (_d, s) = human_session();
-    let applied = Arc::new(AtomicUsize::new(0));
-    let a2 = applied.clone();
-    s.api()
-        .push_pending_action(CustomToolPendingAction::new("x", move |_| {
-            a2.fetch_add(1, Ordering::SeqCst);
-            async { Ok(ToolResult::empty()) }
-        }))
-        .unwrap();
+    let applied = push_counting_applies(&s);
     let cancel = CancellationToken::new();
     let waiting = agent_resolve(&s, ToolContext::new("c").with_cancel(cancel.clone()), "apply", "go");
     proposal_on_top(&s).await;
@@ -557,14 +563,7 @@ async fn human_policy_cancelled_resolve_leaves_the_action_pending() {
 #[tokio::test]
 async fn closing_the_session_ends_a_waiting_resolve_and_refuses_later_calls() {
     let (_d, s) = human_session();
-    let applied = Arc::new(AtomicUsize::new(0));
-    let a2 = applied.clone();
-    s.api()
-        .push_pending_action(CustomToolPendingAction::new("x", move |_| {
-            a2.fetch_add(1, Ordering::SeqCst);
-            async { Ok(ToolResult::empty()) }
-        }))
-        .unwrap();
+    let applied = push_counting_applies(&s);
     let waiting = agent_resolve(&s, ToolContext::new("c"), "apply", "go");
     proposal_on_top(&s).await;
     s.close();
