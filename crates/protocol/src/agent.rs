@@ -33,7 +33,14 @@ pub enum AgentEvent {
     /// A piece of assistant text as it streams in.
     TextDelta { step: u32, text: String },
     /// The provider answered 429/5xx; the request is sent again after `delayMs`.
-    Retrying { step: u32, attempt: u32, max_attempts: u32, #[ts(type = "number")] delay_ms: u64, status: u16 },
+    Retrying {
+        step: u32,
+        attempt: u32,
+        max_attempts: u32,
+        #[ts(type = "number")]
+        delay_ms: u64,
+        status: u16,
+    },
     /// A whole assistant message, once streamed.
     AssistantMessage { step: u32, content: Option<String>, tool_calls: Vec<AgentToolCall> },
     /// A tool call is about to run.

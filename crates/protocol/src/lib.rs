@@ -43,8 +43,8 @@ pub mod tool;
 pub mod typescript;
 
 pub use agent::{
-    Actor, AgentErrorCode, AgentEvent, AgentSettings, AgentToolCall, AgentUpdate, ConversationView, NewConversationOutcome,
-    ResolvedInfo, TurnOutcome,
+    Actor, AgentErrorCode, AgentEvent, AgentSettings, AgentToolCall, AgentUpdate, ConversationView,
+    NewConversationOutcome, ResolvedInfo, TurnOutcome,
 };
 pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, Hunk, RenameRow, RenameStatus};
 pub use ipc::{IpcError, IpcErrorCode, QueueChanged};

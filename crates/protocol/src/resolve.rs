@@ -7,7 +7,7 @@ use crate::agent::Actor;
 use crate::queue::{ActionStatus, Proposal};
 
 /// The person's decision; the `action` argument of `resolve_action`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum ResolveChoice {
     Apply,

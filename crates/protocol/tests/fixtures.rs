@@ -126,7 +126,10 @@ fn agent_fixtures_round_trip() {
         "error",
         "turnDone",
     ] {
-        assert!(kinds.iter().any(|k| k == kind), "agent_updates.json must show a {kind} event (the UI tests render each)");
+        assert!(
+            kinds.iter().any(|k| k == kind),
+            "agent_updates.json must show a {kind} event (the UI tests render each)"
+        );
     }
     for turn in [1, 2] {
         let last = updates.iter().rev().find(|u| u.turn == turn).expect("every turn has events");
