@@ -404,6 +404,7 @@ pub fn error_code(code: &str) -> IpcErrorCode {
         Some(ErrorCode::NotFound) => IpcErrorCode::NotFound,
         Some(ErrorCode::Io) => IpcErrorCode::Io,
         Some(ErrorCode::Cancelled) => IpcErrorCode::Cancelled,
+        Some(ErrorCode::Closed) => IpcErrorCode::Closed,
         // The app's sessions always have a store, so this cannot reach the UI in practice.
         Some(ErrorCode::StoreUnavailable) | None => IpcErrorCode::Internal,
     }

@@ -142,6 +142,7 @@ impl CustomToolApi {
             action.reject,
             action.change_set,
             scope.as_ref().map(|s| s.call.clone()),
+            scope.as_ref().and_then(|s| s.client.clone()),
         )?;
         if let Some(scope) = scope {
             scope.pushed.fetch_add(1, Ordering::SeqCst);

@@ -16,6 +16,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use crate::changeset::ChangeSet;
+use crate::resolve::ResolveAction;
 use crate::session::ToolCall;
 use crate::tool::{ToolError, ToolResult};
 
@@ -52,6 +53,19 @@ impl ActionStatus {
     }
 }
 
+/// What an agent asked for under the `human` policy: its `resolve` call does not decide, it
+/// proposes, and waits for the person beside the action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Proposal {
+    pub choice: ResolveAction,
+    /// The agent's reason, verbatim.
+    pub reason: String,
+    /// The agent or client that asked (an MCP client's name, a model's name).
+    pub client: Option<String>,
+    /// The waiting `resolve` call.
+    pub call_id: String,
+}
+
 /// A previewed change waiting for a decision. Built by the custom tool API
 /// ([`crate::CustomToolApi::push_pending_action`]); held by the store behind an `Arc`.
 pub struct PendingAction {
@@ -62,6 +76,8 @@ pub struct PendingAction {
     pub created_at: DateTime<Utc>,
     /// The tool call that produced it, so "run the preview again" can repeat it.
     pub origin: Option<ToolCall>,
+    /// The agent or client whose call pushed it (`ToolContext::client`), if one was named.
+    pub pushed_by: Option<String>,
     /// The change set behind it, when it has one (files and diffs are read from it lazily).
     pub change_set: Option<Arc<ChangeSet>>,
     pub(crate) apply: ApplyFn,
@@ -94,6 +110,9 @@ pub struct ActionInfo {
     pub created_at: DateTime<Utc>,
     pub status: ActionStatus,
     pub origin: Option<ToolCall>,
+    pub pushed_by: Option<String>,
+    /// What an agent proposed for it while waiting for the person (`human` policy).
+    pub proposal: Option<Proposal>,
     pub has_change_set: bool,
 }
 
@@ -111,6 +130,10 @@ pub enum StoreChange {
     StatusChanged {
         id: ActionId,
     },
+    /// An agent proposed a decision for it, or withdrew its proposal.
+    ProposalChanged {
+        id: ActionId,
+    },
     Cleared {
         count: usize,
     },
@@ -126,6 +149,7 @@ pub struct StoreEvent {
 struct Entry {
     action: Arc<PendingAction>,
     status: ActionStatus,
+    proposal: Option<Proposal>,
 }
 
 struct Inner {
@@ -192,6 +216,7 @@ impl PendingActionStore {
         reject: Option<RejectFn>,
         change_set: Option<Arc<ChangeSet>>,
         origin: Option<ToolCall>,
+        pushed_by: Option<String>,
     ) -> Result<ActionId, ToolError> {
         if label.trim().is_empty() {
             return Err(ToolError::InvalidParams(
@@ -208,11 +233,12 @@ impl PendingActionStore {
             details,
             created_at: Utc::now(),
             origin,
+            pushed_by,
             change_set,
             apply,
             reject,
         };
-        inner.stack.push(Entry { action: Arc::new(action), status: ActionStatus::Pending });
+        inner.stack.push(Entry { action: Arc::new(action), status: ActionStatus::Pending, proposal: None });
         self.publish(&mut inner, StoreChange::Pushed { id: id.clone() });
         Ok(id)
     }
@@ -254,6 +280,21 @@ impl PendingActionStore {
         };
         entry.status = status;
         self.publish(&mut inner, StoreChange::StatusChanged { id: id.to_string() });
+        true
+    }
+
+    /// Sets (or, with `None`, withdraws) an agent's proposal for an action; false when the
+    /// action is no longer on the stack.
+    pub fn set_proposal(&self, id: &str, proposal: Option<Proposal>) -> bool {
+        let mut inner = self.lock();
+        let Some(entry) = inner.stack.iter_mut().find(|e| e.action.id == id) else {
+            return false;
+        };
+        if entry.proposal == proposal {
+            return true;
+        }
+        entry.proposal = proposal;
+        self.publish(&mut inner, StoreChange::ProposalChanged { id: id.to_string() });
         true
     }
 
@@ -314,6 +355,8 @@ fn info(entry: &Entry) -> ActionInfo {
         created_at: a.created_at,
         status: entry.status.clone(),
         origin: a.origin.clone(),
+        pushed_by: a.pushed_by.clone(),
+        proposal: entry.proposal.clone(),
         has_change_set: a.change_set.is_some(),
     }
 }
@@ -330,6 +373,7 @@ mod tests {
                 "custom_tool".into(),
                 None,
                 Box::new(|_| async { Ok(ToolResult::empty()) }.boxed()),
+                None,
                 None,
                 None,
                 None,
@@ -394,6 +438,7 @@ mod tests {
                 "t".into(),
                 None,
                 Box::new(|_| async { Ok(ToolResult::empty()) }.boxed()),
+                None,
                 None,
                 None,
                 None,

@@ -45,22 +45,62 @@ pub struct ResolveDetails {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ResolveParams {
-    action: ResolveAction,
-    reason: String,
+pub(crate) struct ResolveParams {
+    pub action: ResolveAction,
+    pub reason: String,
     #[serde(default)]
-    expected_id: Option<String>,
+    pub expected_id: Option<String>,
+}
+
+impl ResolveParams {
+    /// Parses `resolve`'s parameters; a blank reason is refused.
+    pub(crate) fn parse(params: Value) -> Result<Self, ToolError> {
+        let mut params: ResolveParams = serde_json::from_value(params)
+            .map_err(|e| ToolError::InvalidParams(format!("Invalid parameters for `resolve`: {e}.")))?;
+        params.reason = params.reason.trim().to_string();
+        if params.reason.is_empty() {
+            return Err(ToolError::InvalidParams(
+                "`reason` must be a non-empty string: say why you apply or discard this action.".into(),
+            ));
+        }
+        Ok(params)
+    }
+}
+
+/// A decision that took an action off the stack, published just before it is removed, so a
+/// waiting agent (`human` policy) that sees the removal finds the decision already sent.
+#[derive(Debug, Clone)]
+pub(crate) struct Decision {
+    pub action_id: String,
+    /// The resolve call that decided.
+    pub call_id: String,
+    pub actor: Option<crate::session::Actor>,
+    pub result: ToolResult,
 }
 
 pub(crate) struct ResolveTool {
     store: Arc<PendingActionStore>,
+    decisions: tokio::sync::broadcast::Sender<Decision>,
     /// One resolve at a time per session.
     lock: tokio::sync::Mutex<()>,
 }
 
 impl ResolveTool {
-    pub(crate) fn new(store: Arc<PendingActionStore>) -> Self {
-        Self { store, lock: tokio::sync::Mutex::new(()) }
+    pub(crate) fn new(store: Arc<PendingActionStore>, decisions: tokio::sync::broadcast::Sender<Decision>) -> Self {
+        Self { store, decisions, lock: tokio::sync::Mutex::new(()) }
+    }
+
+    /// Publishes the decision, then takes the action off the stack.
+    fn decided(&self, ctx: &ToolContext, action_id: &str, result: &ToolResult) {
+        let actor = crate::session::CALL_SCOPE.try_with(|s| s.actor).ok();
+        // No receiver is fine: no agent is waiting.
+        let _ = self.decisions.send(Decision {
+            action_id: action_id.to_string(),
+            call_id: ctx.call_id.clone(),
+            actor,
+            result: result.clone(),
+        });
+        self.store.remove(action_id);
     }
 }
 
@@ -93,15 +133,9 @@ impl Tool for ResolveTool {
         true
     }
 
-    async fn execute(&self, _ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
-        let params: ResolveParams = serde_json::from_value(params)
-            .map_err(|e| ToolError::InvalidParams(format!("Invalid parameters for `resolve`: {e}.")))?;
-        let reason = params.reason.trim().to_string();
-        if reason.is_empty() {
-            return Err(ToolError::InvalidParams(
-                "`reason` must be a non-empty string: say why you apply or discard this action.".into(),
-            ));
-        }
+    async fn execute(&self, ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
+        let params = ResolveParams::parse(params)?;
+        let reason = params.reason.clone();
         let _one_at_a_time = self.lock.lock().await;
         let top = self.store.top().ok_or(ToolError::NoPendingAction)?;
         if let Some(expected) = params.expected_id.as_deref() {
@@ -126,12 +160,12 @@ impl Tool for ResolveTool {
                 let outcome = AssertUnwindSafe((top.apply)(reason.clone())).catch_unwind().await;
                 let failure = match outcome {
                     Ok(Ok(result)) if !result.is_error => {
-                        self.store.remove(&top.id);
                         let mut result = result;
                         if !result.has_text() {
                             result.content = vec![Content::Text { text: format!("Applied: {}.", top.label) }];
                         }
                         result.details = Some(details_json);
+                        self.decided(&ctx, &top.id, &result);
                         return Ok(result);
                     }
                     Ok(Ok(result)) => ToolError::Failed(result.text_content()),
@@ -175,8 +209,9 @@ impl Tool for ResolveTool {
                         Err(_) => format!("{default_text} (its cleanup panicked)"),
                     },
                 };
-                self.store.remove(&top.id);
-                Ok(ToolResult::text(text).with_details(details_json))
+                let result = ToolResult::text(text).with_details(details_json);
+                self.decided(&ctx, &top.id, &result);
+                Ok(result)
             }
         }
     }

@@ -8,17 +8,30 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
+use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
 
 use crate::custom::CustomToolApi;
-use crate::pending::PendingActionStore;
+use crate::pending::{PendingActionStore, Proposal};
 use crate::registry::{RegistryError, ToolRegistry, ToolSpec};
-use crate::resolve::{render_resolve_header, ResolveDetails, ResolveTool, RESOLVE_TOOL_NAME};
-use crate::tool::{Tool, ToolContext, ToolError, ToolResult};
+use crate::resolve::{
+    render_resolve_header, Decision, ResolveAction, ResolveDetails, ResolveParams, ResolveTool, RESOLVE_TOOL_NAME,
+};
+use crate::tool::{Progress, Tool, ToolContext, ToolError, ToolResult};
 use crate::workspace::{Workspace, WorkspaceError};
+
+/// The hidden built-in tool that changes who decides (`{"policy": "human"|"agent"}`).
+pub const SET_POLICY_TOOL_NAME: &str = "set_policy";
+
+/// How often a waiting agent's `resolve` reports progress (so clients with request
+/// time-outs keep waiting).
+const WAIT_HEARTBEAT: Duration = Duration::from_secs(10);
 
 /// Queued for the model after each push during an agent turn (SPEC §7).
 pub const PREVIEW_REMINDER: &str = "This is a preview. Call the resolve tool to apply or discard these changes.";
@@ -39,7 +52,8 @@ pub enum Actor {
     Script,
 }
 
-/// Who decides pending actions.
+/// Who decides pending actions. Enforced by [`Session::call`] for every caller: under
+/// `Human`, an agent's `resolve` proposes and waits for a person (or a script) to decide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResolvePolicy {
@@ -47,6 +61,15 @@ pub enum ResolvePolicy {
     Human,
     /// The model's own `resolve` call decides.
     Agent,
+}
+
+impl ResolvePolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResolvePolicy::Human => "human",
+            ResolvePolicy::Agent => "agent",
+        }
+    }
 }
 
 /// What the next model request must do about tools.
@@ -68,6 +91,15 @@ pub struct TranscriptEntry {
     pub call: ToolCall,
     pub result: ToolResult,
     pub at: DateTime<Utc>,
+    /// For an agent's `resolve` under the `human` policy: the id of the call that decided
+    /// (a person's resolve, itself in the transcript). Such an entry relays that decision to
+    /// the agent and is not a decision of its own (not in the history).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relay_of: Option<String>,
+    /// For a resolve that decided an action an agent had proposed a decision for: what the
+    /// agent proposed, and who it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<Proposal>,
 }
 
 /// One resolve, for the history view (newest first in [`Session::history`]).
@@ -79,13 +111,15 @@ pub struct HistoryEntry {
     pub is_error: bool,
     pub actor: Actor,
     pub at: DateTime<Utc>,
+    /// What an agent had proposed for the action, when one was waiting on the person.
+    pub proposal: Option<Proposal>,
 }
 
 impl HistoryEntry {
     /// The history entry of a transcript entry, when it is a resolve that got as far as an
     /// action (not one refused before anything ran).
     pub fn from_transcript(e: &TranscriptEntry) -> Option<HistoryEntry> {
-        if e.call.tool != RESOLVE_TOOL_NAME {
+        if e.call.tool != RESOLVE_TOOL_NAME || e.relay_of.is_some() {
             return None;
         }
         let details: ResolveDetails = serde_json::from_value(e.result.details.clone()?).ok()?;
@@ -97,6 +131,7 @@ impl HistoryEntry {
             is_error: e.result.is_error,
             actor: e.actor,
             at: e.at,
+            proposal: e.proposal.clone(),
         })
     }
 }
@@ -104,6 +139,8 @@ impl HistoryEntry {
 #[derive(Clone)]
 pub(crate) struct CallScope {
     pub call: ToolCall,
+    pub actor: Actor,
+    pub client: Option<String>,
     pub pushed: Arc<AtomicUsize>,
 }
 
@@ -119,9 +156,11 @@ pub struct Session {
     registry: RwLock<ToolRegistry>,
     transcript: Mutex<Vec<TranscriptEntry>>,
     reminders: Mutex<Vec<String>>,
-    policy: ResolvePolicy,
+    policy: Arc<RwLock<ResolvePolicy>>,
     next_call: AtomicU64,
     observers: RwLock<Vec<Observer>>,
+    decisions: broadcast::Sender<Decision>,
+    closed: CancellationToken,
 }
 
 /// Told about every transcript entry as it is recorded (e.g. to journal decisions).
@@ -141,10 +180,15 @@ impl Session {
     ) -> Result<Self, WorkspaceError> {
         let workspace = Arc::new(Workspace::open(root)?);
         let store = Arc::new(store);
+        let (decisions, _) = broadcast::channel(64);
+        let policy = Arc::new(RwLock::new(policy));
         let mut registry = ToolRegistry::new();
         registry
-            .register(Arc::new(ResolveTool::new(store.clone())))
+            .register(Arc::new(ResolveTool::new(store.clone(), decisions.clone())))
             .expect("an empty registry accepts the resolve tool");
+        registry
+            .register(Arc::new(SetPolicyTool { policy: policy.clone(), store: store.clone() }))
+            .expect("a registry with only resolve accepts set_policy");
         Ok(Self {
             workspace,
             store,
@@ -154,6 +198,8 @@ impl Session {
             policy,
             next_call: AtomicU64::new(1),
             observers: RwLock::new(Vec::new()),
+            decisions,
+            closed: CancellationToken::new(),
         })
     }
 
@@ -165,8 +211,24 @@ impl Session {
         &self.store
     }
 
+    /// Who decides now (changed only through the `set_policy` tool, while nothing is pending).
     pub fn policy(&self) -> ResolvePolicy {
-        self.policy
+        *self.policy.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Closes the session (its window closed, or another workspace was opened): every
+    /// agent waiting on a person gets a `closed` error, nothing is applied, and every later
+    /// call answers that error. Pending actions are left as they are (never applied).
+    pub fn close(&self) {
+        self.closed.cancel();
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.is_cancelled()
+    }
+
+    fn closed_error(&self) -> ToolError {
+        ToolError::Closed { root: self.workspace.root().display().to_string() }
     }
 
     /// The custom tool API wired to this session's store and workspace.
@@ -234,26 +296,59 @@ impl Session {
     }
 
     /// Like [`call`](Self::call) with a given context (call id, cancellation, progress).
+    ///
+    /// Policy, enforced here for every caller: under [`ResolvePolicy::Human`] an
+    /// [`Actor::Agent`]'s `resolve` does not decide; it proposes (shown beside the top action)
+    /// and waits until a person or a script resolves that action, and returns their decision.
+    /// An agent cannot call `set_policy`.
     pub async fn call_with(&self, actor: Actor, ctx: ToolContext, tool: &str, params: Value) -> ToolResult {
         let call_id = ctx.call_id.clone();
+        let client = ctx.client.clone();
         let call = ToolCall { tool: tool.to_string(), params: params.clone() };
         let found = {
             let registry = self.registry.read().unwrap_or_else(|p| p.into_inner());
             registry.validate(tool, &params).map(|_| registry.get(tool))
         };
         let pushed = Arc::new(AtomicUsize::new(0));
+        let mut relay_of = None;
+        let mut proposal = None;
         let result = match found {
+            _ if self.is_closed() => ToolResult::from_error(&self.closed_error()),
             Err(err) => ToolResult::from_error(&err),
             Ok(None) => ToolResult::from_error(&ToolError::UnknownTool {
                 name: tool.to_string(),
                 known: self.tools().into_iter().map(|t| t.name).collect::<Vec<_>>().join(", "),
             }),
-            Ok(Some(t)) => {
-                let scope = CallScope { call: call.clone(), pushed: pushed.clone() };
-                match CALL_SCOPE.scope(scope, t.execute(ctx, params)).await {
-                    Ok(r) => r,
+            Ok(Some(_)) if tool == SET_POLICY_TOOL_NAME && actor == Actor::Agent => {
+                ToolResult::from_error(&ToolError::InvalidParams(
+                    "An agent cannot change who decides pending actions; the person sets the policy in the app.".into(),
+                ))
+            }
+            Ok(Some(_))
+                if tool == RESOLVE_TOOL_NAME && actor == Actor::Agent && self.policy() == ResolvePolicy::Human =>
+            {
+                match self.relay_resolve(&ctx, params).await {
+                    Ok((result, decided_by)) => {
+                        relay_of = Some(decided_by);
+                        result
+                    }
                     Err(err) => ToolResult::from_error(&err),
                 }
+            }
+            Ok(Some(t)) => {
+                let top_proposal = if tool == RESOLVE_TOOL_NAME {
+                    self.store.peek().and_then(|a| a.proposal.map(|p| (a.id, p)))
+                } else {
+                    None
+                };
+                let scope = CallScope { call: call.clone(), actor, client, pushed: pushed.clone() };
+                let result = match CALL_SCOPE.scope(scope, t.execute(ctx, params)).await {
+                    Ok(r) => r,
+                    Err(err) => ToolResult::from_error(&err),
+                };
+                let decided_id = result.details.as_ref().and_then(|d| d.get("action_id")).and_then(Value::as_str);
+                proposal = top_proposal.filter(|(id, _)| Some(id.as_str()) == decided_id).map(|(_, p)| p);
+                result
             }
         };
         if actor == Actor::Agent {
@@ -261,12 +356,115 @@ impl Session {
             let mut reminders = self.reminders.lock().unwrap_or_else(|p| p.into_inner());
             reminders.extend(std::iter::repeat_n(PREVIEW_REMINDER.to_string(), n));
         }
-        let entry = TranscriptEntry { call_id, actor, call, result: result.clone(), at: Utc::now() };
+        let entry =
+            TranscriptEntry { call_id, actor, call, result: result.clone(), at: Utc::now(), relay_of, proposal };
         for observer in self.observers.read().unwrap_or_else(|p| p.into_inner()).iter() {
             observer(&entry);
         }
         self.transcript.lock().unwrap_or_else(|p| p.into_inner()).push(entry);
         result
+    }
+
+    /// An agent's `resolve` under the `human` policy: proposes the decision on the top action
+    /// and waits for the person's. Returns the result the agent sees and the id of the call
+    /// that decided. Cancelling the call withdraws the proposal and leaves the action pending.
+    async fn relay_resolve(&self, ctx: &ToolContext, params: Value) -> Result<(ToolResult, String), ToolError> {
+        let params = ResolveParams::parse(params)?;
+        // Subscribe before looking, so no decision or removal can slip in between.
+        let mut decisions = self.decisions.subscribe();
+        let mut events = self.store.subscribe();
+        let top = self.store.peek().ok_or(ToolError::NoPendingAction)?;
+        if let Some(expected) = params.expected_id.as_deref() {
+            if expected != top.id {
+                return Err(ToolError::IdMismatch {
+                    expected: expected.to_string(),
+                    actual: top.id.clone(),
+                    actual_label: top.label.clone(),
+                });
+            }
+        }
+        let proposal = Proposal {
+            choice: params.action,
+            reason: params.reason.clone(),
+            client: ctx.client.clone(),
+            call_id: ctx.call_id.clone(),
+        };
+        self.store.set_proposal(&top.id, Some(proposal));
+        let waiting = format!("Waiting for the person to review {} (\"{}\") in Resolve Desk.", top.id, top.label);
+        let mut heartbeat = tokio::time::interval(WAIT_HEARTBEAT);
+        let mut beats = 0u64;
+        let decision = loop {
+            tokio::select! {
+                biased;
+                decision = decisions.recv() => match decision {
+                    Ok(d) if d.action_id == top.id => break Ok(d),
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => break Err(self.closed_error()),
+                },
+                _ = ctx.cancel.cancelled() => {
+                    self.withdraw_proposal(&top.id, &ctx.call_id);
+                    break Err(ToolError::Cancelled(format!(
+                        "the agent's resolve call {} was cancelled before the person decided; {} stays pending.",
+                        ctx.call_id, top.id
+                    )));
+                }
+                _ = self.closed.cancelled() => break Err(self.closed_error()),
+                event = events.recv() => {
+                    if matches!(event, Err(broadcast::error::RecvError::Closed)) {
+                        break Err(self.closed_error());
+                    }
+                    if self.store.info(&top.id).is_none() {
+                        // A decision is published before its removal: look for it once more.
+                        match std::iter::from_fn(|| decisions.try_recv().ok()).find(|d| d.action_id == top.id) {
+                            Some(d) => break Ok(d),
+                            None => break Err(ToolError::Failed(format!(
+                                "{} (\"{}\") left the stack without a decision (the stack was cleared); nothing was applied.",
+                                top.id, top.label
+                            ))),
+                        }
+                    }
+                }
+                _ = heartbeat.tick() => {
+                    ctx.report(Progress { done: beats, total: None, message: Some(waiting.clone()) });
+                    beats += 1;
+                }
+            }
+        }?;
+        let choice =
+            decision.result.details.as_ref().and_then(|d| serde_json::from_value::<ResolveDetails>(d.clone()).ok());
+        let (verb, reason) = match &choice {
+            Some(d) => (
+                match d.action {
+                    ResolveAction::Apply => "applied",
+                    ResolveAction::Discard => "discarded",
+                },
+                d.reason.clone(),
+            ),
+            None => ("decided", String::new()),
+        };
+        let who = match decision.actor {
+            Some(Actor::Script) => "a script",
+            Some(Actor::Agent) => "another agent",
+            Some(Actor::Person) | None => "the person",
+        };
+        let mut result = decision.result.clone();
+        result.content.push(crate::tool::Content::Text { text: format!("Decided by {who}: {verb}. Reason: {reason}") });
+        if let Some(Value::Object(details)) = result.details.as_mut() {
+            let by = match decision.actor {
+                Some(Actor::Script) => "script",
+                Some(Actor::Agent) => "agent",
+                Some(Actor::Person) | None => "person",
+            };
+            details.insert("decided_by".into(), json!(by));
+        }
+        Ok((result, decision.call_id))
+    }
+
+    fn withdraw_proposal(&self, action_id: &str, call_id: &str) {
+        let ours = self.store.info(action_id).and_then(|a| a.proposal).is_some_and(|p| p.call_id == call_id);
+        if ours {
+            self.store.set_proposal(action_id, None);
+        }
     }
 
     /// Re-runs the tool call that produced a pending action (for "run the preview again").
@@ -332,5 +530,64 @@ impl Session {
                 events = self.store.subscribe();
             }
         }
+    }
+}
+
+/// The hidden `set_policy` tool: changes who decides, only while nothing is pending (so an
+/// action is never decided under a rule other than the one it was reviewed under).
+struct SetPolicyTool {
+    policy: Arc<RwLock<ResolvePolicy>>,
+    store: Arc<PendingActionStore>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetPolicyParams {
+    policy: ResolvePolicy,
+}
+
+#[async_trait]
+impl Tool for SetPolicyTool {
+    fn name(&self) -> &str {
+        SET_POLICY_TOOL_NAME
+    }
+    fn label(&self) -> &str {
+        "Set policy"
+    }
+    fn description(&self) -> &str {
+        "Choose who decides pending actions: \"human\" (an agent's resolve waits for the person) or \"agent\" \
+         (the agent's resolve decides). Only while nothing is pending; never offered to a model."
+    }
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {"policy": {"type": "string", "enum": ["human", "agent"]}},
+            "required": ["policy"],
+            "additionalProperties": false
+        })
+    }
+    fn hidden(&self) -> bool {
+        true
+    }
+    async fn execute(&self, _ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
+        let params: SetPolicyParams = serde_json::from_value(params)
+            .map_err(|e| ToolError::InvalidParams(format!("Invalid parameters for `set_policy`: {e}.")))?;
+        let pending = self.store.len();
+        if pending > 0 {
+            return Err(ToolError::InvalidParams(format!(
+                "The policy can change only while nothing is pending; {pending} action{} {} waiting. Apply or discard {} first.",
+                if pending == 1 { "" } else { "s" },
+                if pending == 1 { "is" } else { "are" },
+                if pending == 1 { "it" } else { "them" },
+            )));
+        }
+        let mut policy = self.policy.write().unwrap_or_else(|p| p.into_inner());
+        let before = *policy;
+        *policy = params.policy;
+        let text = match params.policy {
+            ResolvePolicy::Human => "Policy: human. An agent's resolve now waits for the person's decision.",
+            ResolvePolicy::Agent => "Policy: agent. An agent's resolve now decides at once.",
+        };
+        Ok(ToolResult::text(text).with_details(json!({"policy": params.policy, "previous": before})))
     }
 }

@@ -100,6 +100,12 @@ pub enum ToolError {
     Failed(String),
     #[error("Pending action store unavailable for custom tools in this runtime.")]
     StoreUnavailable,
+    /// The session was closed (the window closed or another workspace was opened): nothing
+    /// was applied, and this session takes no more calls.
+    #[error(
+        "The desk was closed before a decision: nothing was applied or discarded, and this session takes no more calls. Reopen it with `resolve-desk {root}` and run the preview again."
+    )]
+    Closed { root: String },
 }
 
 /// The stable codes of error results (`ToolResult::error_code`), so a UI can branch on a
@@ -119,10 +125,11 @@ pub enum ErrorCode {
     Cancelled,
     Failed,
     StoreUnavailable,
+    Closed,
 }
 
 impl ErrorCode {
-    const ALL: [ErrorCode; 12] = [
+    const ALL: [ErrorCode; 13] = [
         ErrorCode::InvalidParams,
         ErrorCode::UnknownTool,
         ErrorCode::NoPendingAction,
@@ -135,6 +142,7 @@ impl ErrorCode {
         ErrorCode::Cancelled,
         ErrorCode::Failed,
         ErrorCode::StoreUnavailable,
+        ErrorCode::Closed,
     ];
 
     /// The snake_case spelling carried in `ToolResult::error_code`.
@@ -152,6 +160,7 @@ impl ErrorCode {
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::Failed => "failed",
             ErrorCode::StoreUnavailable => "store_unavailable",
+            ErrorCode::Closed => "closed",
         }
     }
 
@@ -183,6 +192,7 @@ impl ToolError {
             ToolError::Cancelled(_) => ErrorCode::Cancelled,
             ToolError::Failed(_) => ErrorCode::Failed,
             ToolError::StoreUnavailable => ErrorCode::StoreUnavailable,
+            ToolError::Closed { .. } => ErrorCode::Closed,
         }
     }
 }
@@ -205,12 +215,20 @@ pub struct ToolContext {
     pub call_id: String,
     /// Cancelled when the caller gives up; long tools check it between units of work.
     pub cancel: CancellationToken,
+    /// Which agent or client makes the call (an MCP client's name, a model's name); actions
+    /// pushed during the call record it as `pushed_by`.
+    pub client: Option<String>,
     progress: Option<ProgressSink>,
 }
 
 impl ToolContext {
     pub fn new(call_id: impl Into<String>) -> Self {
-        Self { call_id: call_id.into(), cancel: CancellationToken::new(), progress: None }
+        Self { call_id: call_id.into(), cancel: CancellationToken::new(), client: None, progress: None }
+    }
+
+    pub fn with_client(mut self, client: impl Into<String>) -> Self {
+        self.client = Some(client.into());
+        self
     }
 
     pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {

@@ -380,7 +380,7 @@ async fn invalid_params_never_reach_the_tool() {
     assert!(r.text_content().contains("`n`"), "{}", r.text_content());
     assert_eq!(s.store().len(), 0);
     let r = s.call(Actor::Agent, "nope", json!({})).await;
-    assert_eq!(r.text_content(), "Unknown tool `nope`. Known tools: resolve, mine.");
+    assert_eq!(r.text_content(), "Unknown tool `nope`. Known tools: resolve, set_policy, mine.");
 }
 
 #[tokio::test]
@@ -426,4 +426,214 @@ async fn observers_see_every_transcript_entry_as_it_is_recorded() {
     resolve(&s, "apply", "ok").await;
     resolve(&s, "apply", "again").await; // refused before anything ran: not a history entry
     assert_eq!(*seen.lock().unwrap(), vec![("resolve".to_string(), true), ("resolve".to_string(), false)]);
+}
+
+// ---- Who decides: the `human` and `agent` policies, enforced by `Session::call` ----
+
+fn human_session() -> (tempfile::TempDir, Arc<Session>) {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Session::with_store(dir.path(), ResolvePolicy::Human, PendingActionStore::with_id_prefix("h")).unwrap();
+    s.load(|api| vec![Arc::new(Named("mine", api.clone())) as Arc<dyn Tool>]).unwrap();
+    (dir, Arc::new(s))
+}
+
+/// Waits (on store events, no polling) until the top action carries a proposal.
+async fn proposal_on_top(s: &Session) -> Proposal {
+    let mut events = s.store().subscribe();
+    loop {
+        if let Some(p) = s.store().peek().and_then(|a| a.proposal) {
+            return p;
+        }
+        events.recv().await.expect("the store is alive");
+    }
+}
+
+fn agent_resolve(
+    s: &Arc<Session>,
+    ctx: ToolContext,
+    action: &str,
+    reason: &str,
+) -> tokio::task::JoinHandle<ToolResult> {
+    let s = s.clone();
+    let params = json!({"action": action, "reason": reason});
+    tokio::spawn(async move { s.call_with(Actor::Agent, ctx, "resolve", params).await })
+}
+
+#[tokio::test]
+async fn human_policy_agent_resolve_waits_and_returns_the_persons_decision() {
+    let (_d, s) = human_session();
+    let ctx = ToolContext::new("push-1").with_client("claude-code");
+    assert!(!s.call_with(Actor::Agent, ctx, "mine", json!({"n": 1})).await.is_error);
+    let id = s.store().peek().unwrap().id;
+    assert_eq!(s.store().peek().unwrap().pushed_by.as_deref(), Some("claude-code"), "the card names who pushed it");
+
+    let waiting =
+        agent_resolve(&s, ToolContext::new("agent-resolve").with_client("claude-code"), "apply", "tests pass");
+    let proposal = proposal_on_top(&s).await;
+    assert_eq!(proposal.choice, ResolveAction::Apply);
+    assert_eq!(proposal.reason, "tests pass");
+    assert_eq!(proposal.client.as_deref(), Some("claude-code"));
+    assert!(s.store().has_pending(), "an agent's resolve under `human` decides nothing by itself");
+    assert!(!waiting.is_finished(), "the agent waits for the person");
+
+    let person = s
+        .call(Actor::Person, "resolve", json!({"action": "discard", "reason": "not this week", "expected_id": id}))
+        .await;
+    assert!(!person.is_error, "{person:?}");
+    let seen = waiting.await.unwrap();
+    assert!(!seen.is_error, "{seen:?}");
+    let text = seen.text_content();
+    assert!(
+        text.starts_with("Discarded: Named: 1. Reason: not this week"),
+        "the agent sees the person's result: {text}"
+    );
+    assert!(text.ends_with("Decided by the person: discarded. Reason: not this week"), "{text}");
+    assert_eq!(seen.details.as_ref().unwrap()["decided_by"], "person");
+    assert_eq!(seen.details.as_ref().unwrap()["action"], "discard", "the person's choice, not the agent's");
+
+    let history = s.history();
+    assert_eq!(history.len(), 1, "one decision, recorded once (the relay to the agent is not a second one)");
+    assert_eq!(history[0].actor, Actor::Person, "the person decided");
+    assert_eq!(history[0].proposal.as_ref().and_then(|p| p.client.as_deref()), Some("claude-code"), "who asked");
+    let transcript = s.transcript();
+    let relay = transcript.iter().find(|e| e.call_id == "agent-resolve").unwrap();
+    let decider = transcript.iter().find(|e| e.actor == Actor::Person).unwrap();
+    assert_eq!(relay.relay_of.as_deref(), Some(decider.call_id.as_str()), "the relay names the deciding call");
+}
+
+#[tokio::test]
+async fn human_policy_wait_survives_a_failed_apply_and_ends_with_the_decision() {
+    let (_d, s) = human_session();
+    let attempts = Arc::new(AtomicUsize::new(0));
+    let a2 = attempts.clone();
+    s.api()
+        .push_pending_action(CustomToolPendingAction::new("Flaky", move |_| {
+            let n = a2.fetch_add(1, Ordering::SeqCst);
+            async move {
+                if n == 0 {
+                    Err(ToolError::Failed("disk hiccup".into()))
+                } else {
+                    Ok(ToolResult::text("written"))
+                }
+            }
+        }))
+        .unwrap();
+    let waiting = agent_resolve(&s, ToolContext::new("w"), "apply", "go");
+    proposal_on_top(&s).await;
+    let first = s.call(Actor::Person, "resolve", json!({"action": "apply", "reason": "try"})).await;
+    assert!(first.is_error, "the first apply fails: {first:?}");
+    assert!(!waiting.is_finished(), "a failed apply keeps the action, so the agent keeps waiting");
+    let second = s.call(Actor::Person, "resolve", json!({"action": "apply", "reason": "again"})).await;
+    assert!(!second.is_error, "{second:?}");
+    let seen = waiting.await.unwrap();
+    assert!(seen.text_content().starts_with("written"), "{seen:?}");
+    assert!(seen.text_content().ends_with("Decided by the person: applied. Reason: again"), "{seen:?}");
+}
+
+#[tokio::test]
+async fn human_policy_cancelled_resolve_leaves_the_action_pending() {
+    let (_d, s) = human_session();
+    let applied = Arc::new(AtomicUsize::new(0));
+    let a2 = applied.clone();
+    s.api()
+        .push_pending_action(CustomToolPendingAction::new("x", move |_| {
+            a2.fetch_add(1, Ordering::SeqCst);
+            async { Ok(ToolResult::empty()) }
+        }))
+        .unwrap();
+    let cancel = CancellationToken::new();
+    let waiting = agent_resolve(&s, ToolContext::new("c").with_cancel(cancel.clone()), "apply", "go");
+    proposal_on_top(&s).await;
+    cancel.cancel();
+    let seen = waiting.await.unwrap();
+    assert!(seen.is_error);
+    assert_eq!(seen.error_code.as_deref(), Some("cancelled"), "{seen:?}");
+    assert!(s.store().has_pending(), "a cancelled wait leaves the action pending");
+    assert!(s.store().peek().unwrap().proposal.is_none(), "and withdraws the proposal");
+    assert_eq!(applied.load(Ordering::SeqCst), 0, "nothing was applied");
+    assert!(s.history().is_empty());
+}
+
+#[tokio::test]
+async fn closing_the_session_ends_a_waiting_resolve_and_refuses_later_calls() {
+    let (_d, s) = human_session();
+    let applied = Arc::new(AtomicUsize::new(0));
+    let a2 = applied.clone();
+    s.api()
+        .push_pending_action(CustomToolPendingAction::new("x", move |_| {
+            a2.fetch_add(1, Ordering::SeqCst);
+            async { Ok(ToolResult::empty()) }
+        }))
+        .unwrap();
+    let waiting = agent_resolve(&s, ToolContext::new("c"), "apply", "go");
+    proposal_on_top(&s).await;
+    s.close();
+    let seen = waiting.await.unwrap();
+    assert_eq!(seen.error_code.as_deref(), Some("closed"), "{seen:?}");
+    assert!(seen.text_content().contains("nothing was applied"), "{}", seen.text_content());
+    assert!(seen.text_content().contains("resolve-desk "), "says how to reopen: {}", seen.text_content());
+    let later = s.call(Actor::Agent, "mine", json!({"n": 1})).await;
+    assert_eq!(later.error_code.as_deref(), Some("closed"), "later calls say the desk is closed");
+    assert_eq!(applied.load(Ordering::SeqCst), 0, "closing never applies");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_waiting_resolve_reports_progress_until_the_person_decides() {
+    let (_d, s) = human_session();
+    push(&s, "x");
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let sink: std::sync::Arc<dyn Fn(&str, Progress) + Send + Sync> = Arc::new(move |_id: &str, p: Progress| {
+        let _ = tx.send(p);
+    });
+    let waiting = agent_resolve(&s, ToolContext::new("p").with_progress(sink), "discard", "no");
+    let first = rx.recv().await.unwrap();
+    let second = rx.recv().await.unwrap(); // time is paused: the heartbeat's clock advances when idle
+    assert!(first.message.as_deref().unwrap().contains("Waiting for the person"), "{first:?}");
+    assert!(second.done > first.done, "heartbeats keep coming while waiting");
+    assert!(!waiting.is_finished());
+    s.call(Actor::Person, "resolve", json!({"action": "apply", "reason": "fine"})).await;
+    assert!(!waiting.await.unwrap().is_error);
+}
+
+#[tokio::test]
+async fn agent_policy_resolve_decides_at_once_and_history_shows_the_agent() {
+    let (_d, s) = session();
+    push(&s, "x");
+    let r = s
+        .call_with(
+            Actor::Agent,
+            ToolContext::new("a").with_client("m"),
+            "resolve",
+            json!({"action": "apply", "reason": "ok"}),
+        )
+        .await;
+    assert!(!r.is_error, "{r:?}");
+    assert!(!s.store().has_pending());
+    assert_eq!(s.history()[0].actor, Actor::Agent);
+    assert!(r.details.unwrap().get("decided_by").is_none(), "no relay under `agent`");
+}
+
+#[tokio::test]
+async fn set_policy_changes_who_decides_only_while_nothing_is_pending() {
+    let (_d, s) = human_session();
+    let by_agent = s.call(Actor::Agent, "set_policy", json!({"policy": "agent"})).await;
+    assert!(by_agent.is_error && by_agent.text_content().contains("agent cannot change"), "{by_agent:?}");
+    assert_eq!(s.policy(), ResolvePolicy::Human);
+    push(&s, "x");
+    let while_pending = s.call(Actor::Person, "set_policy", json!({"policy": "agent"})).await;
+    assert!(while_pending.is_error, "{while_pending:?}");
+    assert!(while_pending.text_content().contains("1 action is waiting"), "{}", while_pending.text_content());
+    assert_eq!(s.policy(), ResolvePolicy::Human);
+    s.call(Actor::Person, "resolve", json!({"action": "discard", "reason": "clear"})).await;
+    let ok = s.call(Actor::Person, "set_policy", json!({"policy": "agent"})).await;
+    assert!(!ok.is_error, "{ok:?}");
+    assert_eq!(s.policy(), ResolvePolicy::Agent);
+    assert!(
+        s.transcript().iter().any(|e| e.call.tool == "set_policy" && !e.result.is_error),
+        "recorded in the transcript"
+    );
+    assert!(!s.offered_tools().iter().any(|t| t.name == "set_policy"), "never offered to a model");
+    push(&s, "y");
+    let r = s.call(Actor::Agent, "resolve", json!({"action": "apply", "reason": "now mine"})).await;
+    assert!(!r.is_error && !s.store().has_pending(), "under `agent` the agent's resolve decides: {r:?}");
 }

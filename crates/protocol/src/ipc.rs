@@ -99,6 +99,8 @@ pub enum IpcErrorCode {
     NotFound,
     Io,
     Cancelled,
+    /// The session was closed (another workspace was opened, or the window is closing).
+    Closed,
     Internal,
 }
 
@@ -120,6 +122,7 @@ impl IpcErrorCode {
             IpcErrorCode::NotFound => "notFound",
             IpcErrorCode::Io => "io",
             IpcErrorCode::Cancelled => "cancelled",
+            IpcErrorCode::Closed => "closed",
             IpcErrorCode::Internal => "internal",
         }
     }

@@ -37,7 +37,7 @@ export class BackendError extends Error {
 const CODES: ReadonlySet<string> = new Set<IpcErrorCode>([
   'noPendingAction', 'idMismatch', 'reasonRequired', 'stale', 'applyFailed', 'busy',
   'invalidParams', 'unknownTool', 'unknownAction', 'unknownFile', 'pathOutsideWorkspace',
-  'notFound', 'io', 'cancelled', 'internal',
+  'notFound', 'io', 'cancelled', 'closed', 'internal',
 ]);
 
 /** Turns whatever a command rejected with into a `BackendError`. */

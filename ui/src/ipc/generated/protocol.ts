@@ -4,7 +4,7 @@
 /**
  * Why a command failed, as a stable machine-readable code.
  */
-export type IpcErrorCode = "noPendingAction" | "idMismatch" | "reasonRequired" | "stale" | "applyFailed" | "busy" | "invalidParams" | "unknownTool" | "unknownAction" | "unknownFile" | "pathOutsideWorkspace" | "notFound" | "io" | "cancelled" | "internal";
+export type IpcErrorCode = "noPendingAction" | "idMismatch" | "reasonRequired" | "stale" | "applyFailed" | "busy" | "invalidParams" | "unknownTool" | "unknownAction" | "unknownFile" | "pathOutsideWorkspace" | "notFound" | "io" | "cancelled" | "closed" | "internal";
 
 /**
  * The error half of every command's `Result`.
