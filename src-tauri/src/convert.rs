@@ -70,7 +70,16 @@ pub fn action_summary(info: &ActionInfo, action: Option<&PendingAction>, is_top:
         kind,
         counts,
         origin: info.origin.as_ref().map(|o| wire::ToolCallInfo { tool: o.tool.clone(), params: o.params.clone() }),
-        proposal: None,
+        proposal: info.proposal.as_ref().map(proposal),
+    }
+}
+
+pub fn proposal(p: &engine::Proposal) -> wire::Proposal {
+    wire::Proposal {
+        choice: resolve_choice(p.choice),
+        reason: p.reason.clone(),
+        client: p.client.clone(),
+        call_id: p.call_id.clone(),
     }
 }
 
@@ -177,8 +186,9 @@ pub fn history_entry(h: &engine::HistoryEntry) -> wire::HistoryEntry {
         action_id: h.details.action_id.clone(),
         earlier_session: false,
         decided_by: actor(h.actor),
+        // The engine's transcript does not keep the deciding agent's name yet.
         client: None,
-        proposal: None,
+        proposal: h.proposal.as_ref().map(proposal),
     }
 }
 

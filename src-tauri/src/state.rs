@@ -124,6 +124,7 @@ impl AppState {
                 f.abort();
             }
             current.conversation.stop();
+            current.session.close();
             *current = next;
             emitter(
                 resolve_protocol::ipc::events::QUEUE_CHANGED,
@@ -133,6 +134,7 @@ impl AppState {
         } else {
             let mut current = self.current.write().await;
             current.conversation.stop();
+            current.session.close();
             *current = next;
             Ok(session_info(&current))
         }
