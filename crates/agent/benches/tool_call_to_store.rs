@@ -2,7 +2,7 @@
 //! arguments) to the pending action being on the store (the store's `Pushed` event), over
 //! real HTTP on 127.0.0.1. Not a test: it prints figures.
 //!
-//!     cargo bench -p resolve-agent --features fake-llm --bench tool_call_to_store [-- RUNS]
+//!     cargo bench [--profile dev] -p resolve-agent --features fake-llm --bench tool_call_to_store [-- RUNS]
 
 use std::time::{Duration, Instant};
 
@@ -46,7 +46,8 @@ fn main() {
     let mut times: Vec<Duration> = (0..runs).map(|_| rt.block_on(one_run())).collect();
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    println!("command: cargo bench -p resolve-agent --features fake-llm --bench tool_call_to_store -- {runs}");
+    let profile = if cfg!(debug_assertions) { " --profile dev" } else { "" };
+    println!("command: cargo bench{profile} -p resolve-agent --features fake-llm --bench tool_call_to_store -- {runs}");
     println!(
         "tool call completed (SSE chunk) -> pending action on the store (ast_edit, 1 file), {runs} runs: median {:.2} ms, p90 {:.2} ms, min {:.2} ms, max {:.2} ms",
         ms(times[runs / 2]),

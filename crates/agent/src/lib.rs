@@ -43,6 +43,9 @@
 //! pending_stack(&session) -> Vec<PendingSummary>
 //! ```
 //!
+//! Every tool call runs as `Actor::Agent` with `ToolContext::with_client(model name)` (`replay`
+//! for a replay), so previews record `pushed_by` and proposals their `client`.
+//!
 //! Reminders (SPEC §7) are appended to the last tool result message before the next request
 //! (a user message when the last message is not a tool result); see [`turn`].
 //!

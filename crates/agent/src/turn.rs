@@ -344,7 +344,11 @@ impl AgentLoop {
                 ..ToolResult::text(message.replace("{tool}", tool))
             },
             Ok(args) => {
+                // A resolve the engine would refuse (bad parameters) does not wait: let it fail.
+                let well_formed = matches!(args.get("action").and_then(Value::as_str), Some("apply" | "discard"))
+                    && args.get("reason").and_then(Value::as_str).is_some_and(|r| !r.trim().is_empty());
                 let waits = tool == RESOLVE_TOOL_NAME
+                    && well_formed
                     && session.policy() == ResolvePolicy::Human
                     && session.store().has_pending();
                 if waits {
@@ -364,8 +368,8 @@ impl AgentLoop {
                         return true;
                     }
                 }
-                let ctx = ToolContext::new(session_call_id.clone()).with_cancel(cancel.clone());
-                let _ = client_name; // recorded once ToolContext::with_client lands on main
+                let ctx =
+                    ToolContext::new(session_call_id.clone()).with_cancel(cancel.clone()).with_client(client_name);
                 session.call_with(Actor::Agent, ctx, tool, args).await
             }
         };

@@ -14,6 +14,9 @@ use resolve_engine::{
 };
 use serde_json::{json, Value};
 
+#[path = "agent/human.rs"]
+mod human;
+
 const KEY: &str = "sk-test-RECOGNISABLE-8d1f3c";
 
 struct Desk {
@@ -375,6 +378,44 @@ async fn a_malformed_chunk_is_an_error_that_says_what_was_received() {
     let msg = err.to_string();
     assert!(msg.contains("received: {\"choices\": [oops"), "{msg}");
     assert!(msg.contains(&fake.base_url()), "names the server: {msg}");
+}
+
+#[tokio::test]
+async fn a_server_that_ignores_stream_and_answers_one_json_completion_is_read_too() {
+    let d = desk(ResolvePolicy::Agent);
+    let completion = json!({
+        "id": "chatcmpl-1", "object": "chat.completion",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+            "tool_calls": [{"id": "j1", "type": "function", "function": {"name": "ast_edit", "arguments": ast_edit_args("a.ts").to_string()}}]}}]
+    });
+    let fake = FakeLlm::start(vec![
+        FakeReply::Status {
+            status: 200,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: completion.to_string(),
+        },
+        FakeReply::tool_calls(None, &[("j2", "resolve", json!({"action": "apply", "reason": "ok"}))]),
+        FakeReply::text("Done."),
+    ])
+    .await
+    .unwrap();
+    let (result, _) = turn(&mut live(&fake, None), &d.session, "go").await;
+    assert_eq!(result.unwrap(), TurnOutcome::Answered);
+    assert_eq!(d.read("a.ts"), "logger.debug(1);\n");
+}
+
+#[tokio::test]
+async fn an_error_object_in_the_stream_is_reported_with_its_message() {
+    let d = desk(ResolvePolicy::Agent);
+    let fake = FakeLlm::start(vec![FakeReply::Stream(vec![FakeChunk::Data(
+        json!({"error": {"message": "context length exceeded", "type": "invalid_request_error"}}).to_string(),
+    )])])
+    .await
+    .unwrap();
+    let (result, _) = turn(&mut live(&fake, None), &d.session, "go").await;
+    let err = result.unwrap_err();
+    assert_eq!(err.code(), "provider_error");
+    assert!(err.to_string().contains("context length exceeded"), "{err}");
 }
 
 #[tokio::test]

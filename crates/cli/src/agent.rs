@@ -31,7 +31,8 @@ prints the pending stack in its last line and exits 3; nothing is applied.
 
 Output: one JSON line per event: assistant_message, tool_call_started, waiting_for_person,
 tool_result (each with \"pending\": the stack after it, top first), then turn_done
-{\"outcome\", \"steps\", \"pending\"}. Streaming text, retries and errors go to stderr.
+{\"outcome\", \"steps\", \"pending\"}. Text is printed whole in assistant_message lines (not
+as it streams); retries and errors go to stderr.
 
 Exit status: 0 the model answered; 3 it waits for a person (--policy human); 130 cancelled
 (Ctrl+C); 2 bad input (workspace, replay file, settings, a refused API key, an unknown
