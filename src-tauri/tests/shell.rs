@@ -117,7 +117,8 @@ fn every_command_is_callable_with_the_ui_argument_keys() {
 
     let tools = invoke(&app, "list_tools", json!({})).unwrap();
     let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, vec!["resolve", "ast_edit", "batch_rename_preview"]);
+    assert_eq!(names, vec!["resolve", "set_policy", "ast_edit", "batch_rename_preview"]);
+    assert!(tools[1]["hidden"].as_bool().unwrap(), "set_policy is the policy switch's, not offered in Run tool");
 
     // A person's resolve must name the top; the one below is refused and nothing changes.
     let err =
