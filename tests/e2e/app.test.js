@@ -245,6 +245,10 @@ test("the agent: a prompt, the model's preview, its proposal, and the person's A
     browser = await startApp([agentWs, "--data-dir", data, "--config-dir", config]);
     await browser.setWindowSize(1400, 900).catch(() => {});
     await browser.$('[data-testid="queue-empty"]').waitForDisplayed(WAIT);
+    // At 1400 px the review columns come first: the agent panel opens from the top bar.
+    if (!(await browser.$('[data-testid="conversation-panel"]').isExisting())) {
+      await browser.$('[data-testid="agent-toggle"]').click();
+    }
     await browser.$('[data-testid="conversation-panel"]').waitForDisplayed(WAIT);
 
     await configureProvider(llm.baseUrl);

@@ -100,12 +100,22 @@ describe('agent settings (agent_settings.json)', () => {
 async function app(scenario: 'demo' | 'empty' = 'empty') {
   const backend = new FakeBackend({ latencyMs: 0, scenario });
   const user = userEvent.setup();
+  localStorage.setItem('resolve-desk.agentOpen', '1');
   render(App, { backend });
   await waitFor(() => expect(screen.getByTestId('conversation-panel')).toBeInTheDocument());
   return { backend, user };
 }
 
 describe('the agent in the app (fake backend)', () => {
+  it('the Agent button shows and hides the panel, and the choice is kept', async () => {
+    const { user } = await app();
+    await user.click(screen.getByTestId('agent-toggle'));
+    expect(screen.queryByTestId('conversation-panel')).toBeNull();
+    expect(localStorage.getItem('resolve-desk.agentOpen')).toBe('0');
+    await user.click(screen.getByTestId('agent-toggle'));
+    expect(screen.getByTestId('conversation-panel')).toBeInTheDocument();
+  });
+
   it('a prompt gives a preview card, the agent’s proposal, and the person’s Apply answers it', async () => {
     const { backend, user } = await app();
     const events: AgentUpdate[] = [];
