@@ -3,8 +3,9 @@
 //
 //   RESOLVE_DESK_BIN=$CARGO_TARGET_DIR/debug/resolve-desk xvfb-run -a node bench-agent.js [RUNS]
 //
-// One app (policy `agent`, so the model's own resolve discards each preview and the next run
-// starts from an empty stack), one fake OpenAI-compatible server (./fakeLlm.js). In the page a
+// One app (policy `human`: after each measurement the person discards the preview in the UI,
+// which answers the model's waiting resolve, so the next run starts from an empty stack), one
+// fake OpenAI-compatible server (./fakeLlm.js). In the page a
 // MutationObserver notes the first frame after a queue card appears (Date.now(), the same
 // clock as the server's). Prints the median and every run.
 import { spawn } from "node:child_process";
@@ -65,9 +66,11 @@ try {
     hostname: "127.0.0.1",
     port,
     logLevel: "error",
-    capabilities: { "tauri:options": { application: BIN, args: [ws, "--policy", "agent", "--data-dir", data, "--config-dir", config] } },
+    capabilities: { "tauri:options": { application: BIN, args: [ws, "--data-dir", data, "--config-dir", config] } },
   });
+  await browser.setWindowSize(1400, 900).catch(() => {});
   await browser.$('[data-testid="queue-empty"]').waitForDisplayed(WAIT);
+  if (!(await browser.$('[data-testid="conversation-panel"]').isExisting())) await browser.$('[data-testid="agent-toggle"]').click();
   for (let i = 0; i < RUNS; i++) {
     llm.push(toolCallReply(`edit_${i}`, "ast_edit", { ops: [{ pat: "console.log($$$A)", out: "logger.debug($$$A)" }], lang: "ts", path: "src/apply.ts" }));
     llm.push(toolCallReply(`resolve_${i}`, "resolve", { action: "discard", reason: "benchmark run" }));
@@ -88,7 +91,10 @@ try {
     await browser.waitUntil(() => browser.execute(() => window.__cardAt !== null), { ...WAIT, timeoutMsg: "the preview card" });
     const cardAt = await browser.execute(() => window.__cardAt);
     times.push(cardAt - llm.toolCallSentAt[sentBefore]);
-    // The turn ends (the model discards, then answers) before the next run.
+    // The person discards the preview; that answers the model's resolve and the turn ends.
+    await browser.$('[data-testid="proposal-box"]').waitForDisplayed(WAIT);
+    await browser.$('[data-testid="reason-input"]').setValue("benchmark run");
+    await browser.$('[data-testid="discard-button"]').click();
     await browser.$('[data-testid="send-button"]').waitForExist(WAIT);
     await browser.waitUntil(async () => (await browser.$$('[data-testid="queue-card"]')).length === 0, WAIT);
   }
