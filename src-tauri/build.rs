@@ -14,6 +14,13 @@ fn main() {
         "run_script",
         "open_workspace",
         "recent_workspaces",
+        "set_policy",
+        "start_agent_turn",
+        "stop_agent_turn",
+        "new_conversation",
+        "get_conversation",
+        "get_agent_settings",
+        "save_agent_settings",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

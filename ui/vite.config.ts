@@ -21,5 +21,8 @@ export default defineConfig({
     environment: 'jsdom',
     setupFiles: ['./src/test/setup.ts'],
     include: ['src/**/*.test.ts'],
+    // A hang guard, not a speed check: the 1,000-file App tests take 2-5 s on a loaded
+    // 2-core machine, and a timed-out test leaks its keystrokes into the next one.
+    testTimeout: 30_000,
   },
 });

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use resolve_engine::ResolvePolicy;
 
 pub const USAGE: &str = "\
-Usage: resolve-desk [WORKSPACE] [--script FILE] [--policy human|agent] [--data-dir DIR]
+Usage: resolve-desk [WORKSPACE] [--script FILE] [--policy human|agent] [--data-dir DIR] [--config-dir DIR]
 
 Opens WORKSPACE (a folder) in Resolve Desk. Without WORKSPACE it opens a built-in demo:
 a small project copied to a fresh temporary folder, with an ast_edit preview and a batch
@@ -15,6 +15,8 @@ rename preview already on the stack.
                   session before the window opens (e.g. to queue previews for review)
   --policy P      who resolves pending actions: human (default) or agent
   --data-dir DIR  where recent workspaces are kept (default: the user data folder)
+  --config-dir DIR  where the agent settings are kept, as DIR/resolve-desk/agent.json
+                  (default: $XDG_CONFIG_HOME, else ~/.config)
 ";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,12 +25,14 @@ pub struct Args {
     pub script: Option<PathBuf>,
     pub policy: ResolvePolicy,
     pub data_dir: Option<PathBuf>,
+    pub config_dir: Option<PathBuf>,
 }
 
 impl Args {
     /// Parses the arguments after the program name. `Err` holds the usage text or an error.
     pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
-        let mut out = Args { workspace: None, script: None, policy: ResolvePolicy::Human, data_dir: None };
+        let mut out =
+            Args { workspace: None, script: None, policy: ResolvePolicy::Human, data_dir: None, config_dir: None };
         let mut it = args.into_iter();
         while let Some(arg) = it.next() {
             let mut value =
@@ -37,6 +41,7 @@ impl Args {
                 "-h" | "--help" => return Err(USAGE.to_string()),
                 "--script" => out.script = Some(PathBuf::from(value("--script")?)),
                 "--data-dir" => out.data_dir = Some(PathBuf::from(value("--data-dir")?)),
+                "--config-dir" => out.config_dir = Some(PathBuf::from(value("--config-dir")?)),
                 "--policy" => {
                     out.policy = match value("--policy")?.as_str() {
                         "human" => ResolvePolicy::Human,

@@ -1,6 +1,7 @@
 //! The Tauri commands. Each one: read the state, call the session, convert, return.
 //! Argument keys are camelCase on the JavaScript side (Tauri v2 converts).
 
+use resolve_agent::ProviderConfig;
 use resolve_engine::{Actor, ToolContext};
 use resolve_protocol as wire;
 use serde_json::{json, Value};
@@ -169,4 +170,87 @@ pub async fn open_workspace(state: State<'_, AppState>, path: String) -> Result<
 #[tauri::command]
 pub async fn recent_workspaces(state: State<'_, AppState>) -> Result<Vec<String>> {
     Ok(state.recent_workspaces())
+}
+
+#[tauri::command]
+pub async fn set_policy(state: State<'_, AppState>, policy: wire::Policy) -> Result<wire::SessionInfo> {
+    let (session, _) = state.session().await;
+    let name = match policy {
+        wire::Policy::Human => "human",
+        wire::Policy::Agent => "agent",
+    };
+    // The engine refuses while actions are pending; its message says so.
+    let result = session.call(Actor::Person, "set_policy", json!({"policy": name})).await;
+    if result.is_error {
+        return Err(convert::ipc_error(&result));
+    }
+    Ok(state.info().await)
+}
+
+fn settings_error(e: resolve_agent::llm::ConfigError) -> IpcError {
+    let code = match e {
+        resolve_agent::llm::ConfigError::Read { .. } | resolve_agent::llm::ConfigError::Write { .. } => {
+            IpcErrorCode::Io
+        }
+        resolve_agent::llm::ConfigError::Parse { .. }
+        | resolve_agent::llm::ConfigError::BaseUrl(_)
+        | resolve_agent::llm::ConfigError::EmptyModel
+        | resolve_agent::llm::ConfigError::KeyEnvName(_) => IpcErrorCode::InvalidParams,
+    };
+    IpcError::new(code, e.to_string())
+}
+
+#[tauri::command]
+pub async fn start_agent_turn(state: State<'_, AppState>, prompt: String) -> Result<u64> {
+    let (session, conversation) = state.conversation().await;
+    let config = ProviderConfig::load(state.config_dir()).map_err(settings_error)?;
+    conversation.start_turn(session, config, prompt, state.emitter())
+}
+
+#[tauri::command]
+pub async fn stop_agent_turn(state: State<'_, AppState>) -> Result<()> {
+    let (_, conversation) = state.conversation().await;
+    conversation.stop();
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn new_conversation(
+    state: State<'_, AppState>,
+    discard_reason: Option<String>,
+) -> Result<wire::NewConversationOutcome> {
+    let (session, conversation) = state.conversation().await;
+    let discarded = conversation.start_new(&session, discard_reason.as_deref()).await?;
+    Ok(wire::NewConversationOutcome { discarded })
+}
+
+#[tauri::command]
+pub async fn get_conversation(state: State<'_, AppState>) -> Result<wire::ConversationView> {
+    let (_, conversation) = state.conversation().await;
+    Ok(conversation.view())
+}
+
+#[tauri::command]
+pub async fn get_agent_settings(state: State<'_, AppState>) -> Result<wire::AgentSettings> {
+    let config = ProviderConfig::load(state.config_dir()).map_err(settings_error)?;
+    Ok(convert::agent_settings(&config, state.config_dir()))
+}
+
+#[tauri::command]
+pub async fn save_agent_settings(
+    state: State<'_, AppState>,
+    base_url: String,
+    model: String,
+    api_key_env: String,
+) -> Result<wire::AgentSettings> {
+    // Timeouts and retries stay as the file has them (a broken file is replaced).
+    let base = ProviderConfig::load(state.config_dir()).unwrap_or_default();
+    let config = ProviderConfig {
+        base_url: base_url.trim().to_string(),
+        model: model.trim().to_string(),
+        api_key_env: api_key_env.trim().to_string(),
+        ..base
+    };
+    config.save(state.config_dir()).map_err(settings_error)?;
+    Ok(convert::agent_settings(&config, state.config_dir()))
 }

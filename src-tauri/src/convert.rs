@@ -71,6 +71,16 @@ pub fn action_summary(info: &ActionInfo, action: Option<&PendingAction>, is_top:
         kind,
         counts,
         origin: info.origin.as_ref().map(|o| wire::ToolCallInfo { tool: o.tool.clone(), params: o.params.clone() }),
+        proposal: info.proposal.as_ref().map(proposal),
+    }
+}
+
+pub fn proposal(p: &engine::Proposal) -> wire::Proposal {
+    wire::Proposal {
+        choice: resolve_choice(p.choice),
+        reason: p.reason.clone(),
+        client: p.client.clone(),
+        call_id: p.call_id.clone(),
     }
 }
 
@@ -176,6 +186,18 @@ pub fn history_entry(h: &engine::HistoryEntry) -> wire::HistoryEntry {
         at_ms: millis(h.at),
         action_id: h.details.action_id.clone(),
         earlier_session: false,
+        decided_by: actor(h.actor),
+        // The engine's transcript does not keep the deciding agent's name yet.
+        client: None,
+        proposal: h.proposal.as_ref().map(proposal),
+    }
+}
+
+pub fn actor(a: engine::Actor) -> wire::Actor {
+    match a {
+        engine::Actor::Agent => wire::Actor::Agent,
+        engine::Actor::Person => wire::Actor::Person,
+        engine::Actor::Script => wire::Actor::Script,
     }
 }
 
@@ -212,6 +234,13 @@ pub fn journal_entry(d: &resolve_journal::Decision, earlier_session: bool) -> wi
         at_ms: d.at_ms.max(0) as u64,
         action_id: d.action_id.clone(),
         earlier_session,
+        decided_by: match d.actor.as_str() {
+            "agent" => wire::Actor::Agent,
+            "script" => wire::Actor::Script,
+            _ => wire::Actor::Person,
+        },
+        client: None,
+        proposal: None,
     }
 }
 
@@ -244,6 +273,131 @@ pub fn tool_info(t: &engine::ToolSpec) -> wire::ToolInfo {
 
 pub fn tool_run(call_id: String, r: ToolResult) -> wire::ToolRunOutcome {
     wire::ToolRunOutcome { call_id, is_error: r.is_error, text: r.text_content(), details: r.details }
+}
+
+/// Converts the agent loop's events into wire events. It remembers the stack as each tool
+/// call started, so a result can name the actions that call pushed (the preview links).
+#[derive(Default)]
+pub struct AgentEventMapper {
+    before_call: Vec<String>,
+}
+
+impl AgentEventMapper {
+    pub fn map(&mut self, e: resolve_agent::AgentEvent) -> wire::AgentEvent {
+        use resolve_agent::AgentEvent as A;
+        let step = |s: usize| s.min(u32::MAX as usize) as u32;
+        match e {
+            A::TextDelta { step: s, text } => wire::AgentEvent::TextDelta { step: step(s), text },
+            A::Retrying { step: s, attempt, max_attempts, delay_ms, status } => {
+                wire::AgentEvent::Retrying { step: step(s), attempt, max_attempts, delay_ms, status }
+            }
+            A::AssistantMessage { step: s, content, tool_calls, .. } => wire::AgentEvent::AssistantMessage {
+                step: step(s),
+                content,
+                tool_calls: tool_calls
+                    .into_iter()
+                    .map(|c| wire::AgentToolCall { id: c.id, name: c.name, arguments: c.arguments })
+                    .collect(),
+            },
+            A::ToolCallStarted { step: s, call_id, tool, arguments, pending, .. } => {
+                self.before_call = pending.into_iter().map(|p| p.id).collect();
+                wire::AgentEvent::ToolCallStarted { step: step(s), call_id, tool, arguments }
+            }
+            A::WaitingForPerson { step: s, call_id, proposed_action, proposed_reason, pending, .. } => {
+                wire::AgentEvent::WaitingForPerson {
+                    step: step(s),
+                    call_id,
+                    proposed_action: proposed_action.as_deref().and_then(|a| match a {
+                        "apply" => Some(wire::ResolveChoice::Apply),
+                        "discard" => Some(wire::ResolveChoice::Discard),
+                        _ => None,
+                    }),
+                    proposed_reason,
+                    action_id: pending.first().map(|p| p.id.clone()),
+                }
+            }
+            A::ToolResult { step: s, call_id, tool, is_error, text, details, pending, .. } => {
+                let before = std::mem::take(&mut self.before_call);
+                let pushed_action_ids = pending.into_iter().map(|p| p.id).filter(|id| !before.contains(id)).collect();
+                let resolved = if tool == engine::RESOLVE_TOOL_NAME && !is_error {
+                    details.as_ref().and_then(resolved_info)
+                } else {
+                    None
+                };
+                wire::AgentEvent::ToolResult {
+                    step: step(s),
+                    call_id,
+                    tool,
+                    is_error,
+                    text,
+                    pushed_action_ids,
+                    resolved,
+                }
+            }
+            A::Error { code, message } => wire::AgentEvent::Error { code: agent_error_code(&code), message },
+            A::TurnDone { outcome, steps, .. } => wire::AgentEvent::TurnDone {
+                outcome: match outcome {
+                    resolve_agent::TurnOutcome::Answered => wire::TurnOutcome::Answered,
+                    resolve_agent::TurnOutcome::WaitingForPerson => wire::TurnOutcome::WaitingForPerson,
+                    resolve_agent::TurnOutcome::Cancelled => wire::TurnOutcome::Cancelled,
+                    resolve_agent::TurnOutcome::MaxSteps => wire::TurnOutcome::MaxSteps,
+                    resolve_agent::TurnOutcome::Failed => wire::TurnOutcome::Failed,
+                },
+                steps: step(steps),
+            },
+        }
+    }
+}
+
+/// What a successful `resolve` result decided: its details, and `decided_by` (set by the
+/// engine when the person decided for a waiting agent; absent when the caller decided).
+fn resolved_info(details: &serde_json::Value) -> Option<wire::ResolvedInfo> {
+    let d: engine::ResolveDetails = serde_json::from_value(details.clone()).ok()?;
+    let decided_by = match details.get("decided_by").and_then(|v| v.as_str()) {
+        Some("person") => wire::Actor::Person,
+        Some("script") => wire::Actor::Script,
+        _ => wire::Actor::Agent,
+    };
+    Some(wire::ResolvedInfo {
+        action: resolve_choice(d.action),
+        reason: d.reason,
+        label: d.label,
+        action_id: d.action_id,
+        decided_by,
+    })
+}
+
+/// The agent crate's error codes (`LlmError::code`, `AgentError::code`) as a wire enum.
+pub fn agent_error_code(code: &str) -> wire::AgentErrorCode {
+    use wire::AgentErrorCode as C;
+    match code {
+        "unauthorized" => C::Unauthorized,
+        "model_not_found" => C::ModelNotFound,
+        "connection_refused" => C::ConnectionRefused,
+        "connect_timeout" => C::ConnectTimeout,
+        "idle_timeout" => C::IdleTimeout,
+        "connect" => C::Connect,
+        "http_status" => C::HttpStatus,
+        "malformed_response" => C::MalformedResponse,
+        "provider_error" => C::ProviderError,
+        "stream_broken" => C::StreamBroken,
+        "truncated" => C::Truncated,
+        "config" => C::Config,
+        "max_steps" => C::MaxSteps,
+        // The loop's other codes (replay_*, client) cannot come from a live provider turn.
+        _ => C::Other,
+    }
+}
+
+/// The settings panel's view of the provider settings.
+pub fn agent_settings(c: &resolve_agent::ProviderConfig, config_dir: &std::path::Path) -> wire::AgentSettings {
+    wire::AgentSettings {
+        base_url: c.base_url.clone(),
+        model: c.model.clone(),
+        api_key_env: c.api_key_env.clone(),
+        api_key_is_set: c.api_key_is_set(),
+        config_path: resolve_agent::ProviderConfig::path_in(config_dir).display().to_string(),
+    }
 }
 
 /// The wire code of an engine error code (see `ToolError::code`); a code that is not one of

@@ -9,10 +9,13 @@
 //! - [`commands`]: the Tauri commands, one per UI need (`verb_noun`)
 //! - [`convert`]: engine → wire types
 //! - [`events`]: store events → `queue-changed`; tool progress → `tool-progress`
+//! - [`agent`]: the conversation with the model per session (turns in a spawned task,
+//!   events → `agent-event`, Stop, new conversation)
 //! - [`demo`]: the built-in demo workspace
 //! - [`mcp_socket`]: the user-only socket coding agents join the open session through (MCP)
-//! - [`args`]: the command line (`resolve-desk [WORKSPACE] [--script FILE]`)
+//! - [`args`]: the command line (`resolve-desk [WORKSPACE] [--script FILE] …`)
 
+pub mod agent;
 pub mod args;
 pub mod commands;
 pub mod convert;
@@ -41,6 +44,13 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             commands::run_script,
             commands::open_workspace,
             commands::recent_workspaces,
+            commands::set_policy,
+            commands::start_agent_turn,
+            commands::stop_agent_turn,
+            commands::new_conversation,
+            commands::get_conversation,
+            commands::get_agent_settings,
+            commands::save_agent_settings,
         ])
         .setup(|app| {
             let handle = app.handle().clone();

@@ -10,6 +10,7 @@ use resolve_protocol::{IpcError, IpcErrorCode, SessionInfo};
 use tauri::async_runtime::JoinHandle;
 use tokio::sync::RwLock;
 
+use crate::agent::Conversation;
 use crate::args::Args;
 use crate::events::{self, Emitter};
 
@@ -22,6 +23,8 @@ pub struct Current {
     forwarder: Option<JoinHandle<()>>,
     /// The MCP socket coding agents join this session through (see `mcp_socket`).
     mcp: Option<resolve_mcp::SocketServer>,
+    /// The conversation with the model in this session (messages, running turn).
+    pub conversation: Arc<Conversation>,
 }
 
 /// Managed by Tauri; every command reads the current session from here.
@@ -33,6 +36,8 @@ pub struct AppState {
     /// The decision journal (SQLite); `None` when it could not be opened (the app still
     /// works, the history is then this session's only).
     journal: Option<Arc<Journal>>,
+    /// Where the agent settings live (`<config_dir>/resolve-desk/agent.json`).
+    config_dir: PathBuf,
 }
 
 impl AppState {
@@ -67,7 +72,19 @@ impl AppState {
             .await
             .map_err(|e| format!("script {}: {e}", script.display()))?;
         }
-        Ok(AppState { current: RwLock::new(current), policy: args.policy, recents, emitter: Mutex::new(None), journal })
+        let config_dir = args
+            .config_dir
+            .clone()
+            .or_else(resolve_agent::ProviderConfig::user_config_dir)
+            .unwrap_or_else(|| data_dir.join("config"));
+        Ok(AppState {
+            current: RwLock::new(current),
+            policy: args.policy,
+            recents,
+            emitter: Mutex::new(None),
+            journal,
+            config_dir,
+        })
     }
 
     /// The open session and whether it is the demo.
@@ -82,6 +99,17 @@ impl AppState {
         *self.emitter.lock().unwrap_or_else(|p| p.into_inner()) = Some(emitter.clone());
         let mut current = self.current.write().await;
         current.forwarder = Some(events::forward_queue(current.session.clone(), emitter));
+    }
+
+    /// The open session and its conversation with the model.
+    pub async fn conversation(&self) -> (Arc<Session>, Arc<Conversation>) {
+        let c = self.current.read().await;
+        (c.session.clone(), c.conversation.clone())
+    }
+
+    /// Where the agent settings are read and saved.
+    pub fn config_dir(&self) -> &Path {
+        &self.config_dir
     }
 
     pub fn emitter(&self) -> Option<Emitter> {
@@ -105,6 +133,8 @@ impl AppState {
             if let Some(f) = current.forwarder.take() {
                 f.abort();
             }
+            current.conversation.stop();
+            current.session.close();
             *current = next;
             emitter(
                 resolve_protocol::ipc::events::QUEUE_CHANGED,
@@ -113,6 +143,8 @@ impl AppState {
             Ok(session_info(&current))
         } else {
             let mut current = self.current.write().await;
+            current.conversation.stop();
+            current.session.close();
             *current = next;
             Ok(session_info(&current))
         }
@@ -142,8 +174,21 @@ impl AppState {
         let root = session.workspace().root().display().to_string();
         match journal.decisions(&root, 500) {
             Ok(rows) => {
-                let here: std::collections::HashSet<&str> = current.iter().map(|h| h.action_id.as_str()).collect();
-                rows.iter().map(|d| crate::convert::journal_entry(d, !here.contains(d.action_id.as_str()))).collect()
+                // This session's decisions come from the session (they carry who asked and what
+                // it proposed, which the journal does not keep); earlier ones from the journal.
+                let key = |id: &str, at: u64, a: resolve_protocol::ResolveChoice| (id.to_string(), at, a);
+                let here: std::collections::HashMap<_, _> =
+                    current.iter().map(|h| (key(&h.action_id, h.at_ms, h.action), h)).collect();
+                let ids: std::collections::HashSet<&str> = current.iter().map(|h| h.action_id.as_str()).collect();
+                rows.iter()
+                    .map(|d| {
+                        let entry = crate::convert::journal_entry(d, !ids.contains(d.action_id.as_str()));
+                        match here.get(&key(&entry.action_id, entry.at_ms, entry.action)) {
+                            Some(h) => (*h).clone(),
+                            None => entry,
+                        }
+                    })
+                    .collect()
             }
             Err(e) => {
                 eprintln!("resolve-desk: {e}");
@@ -191,7 +236,14 @@ pub async fn open_session(
             }
         });
     }
-    Ok(Current { session: Arc::new(session), is_demo: false, _demo_dir: None, forwarder: None, mcp: None })
+    Ok(Current {
+        session: Arc::new(session),
+        is_demo: false,
+        _demo_dir: None,
+        forwarder: None,
+        mcp: None,
+        conversation: Arc::new(Conversation::default()),
+    })
 }
 
 /// The built-in tools of the app (the engine adds `resolve`).

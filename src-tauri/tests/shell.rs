@@ -34,6 +34,15 @@ fn start() -> App {
 }
 
 fn start_in(ws: tempfile::TempDir, data: tempfile::TempDir) -> App {
+    start_with(ws, data, true)
+}
+
+/// An app on a fresh workspace with nothing pending (for the agent's own previews).
+fn start_empty() -> App {
+    start_with(fixture_ws(), tempfile::tempdir().unwrap(), false)
+}
+
+fn start_with(ws: tempfile::TempDir, data: tempfile::TempDir, queue_previews: bool) -> App {
     let script = data.path().join("setup.jsonl");
     fs::write(
         &script,
@@ -47,9 +56,10 @@ fn start_in(ws: tempfile::TempDir, data: tempfile::TempDir) -> App {
     .unwrap();
     let args = Args {
         workspace: Some(ws.path().to_path_buf()),
-        script: Some(script.clone()),
+        script: queue_previews.then(|| script.clone()),
         policy: resolve_engine::ResolvePolicy::Human,
         data_dir: Some(data.path().to_path_buf()),
+        config_dir: Some(data.path().join("config")),
     };
     let state = tauri::async_runtime::block_on(AppState::start(&args)).expect("state starts");
     let app = resolve_desk::builder(mock_builder(), state).build(mock_context(noop_assets())).expect("app builds");
@@ -107,7 +117,8 @@ fn every_command_is_callable_with_the_ui_argument_keys() {
 
     let tools = invoke(&app, "list_tools", json!({})).unwrap();
     let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, vec!["resolve", "ast_edit", "batch_rename_preview"]);
+    assert_eq!(names, vec!["resolve", "set_policy", "ast_edit", "batch_rename_preview"]);
+    assert!(tools[1]["hidden"].as_bool().unwrap(), "set_policy is the policy switch's, not offered in Run tool");
 
     // A person's resolve must name the top; the one below is refused and nothing changes.
     let err =
@@ -198,6 +209,7 @@ fn the_demo_opens_with_two_previews() {
         script: None,
         policy: resolve_engine::ResolvePolicy::Human,
         data_dir: Some(data.path().to_path_buf()),
+        config_dir: Some(data.path().join("config")),
     };
     let state = tauri::async_runtime::block_on(AppState::start(&args)).expect("demo starts");
     let (session, is_demo) = tauri::async_runtime::block_on(state.session());
@@ -234,4 +246,209 @@ fn decisions_are_journalled_and_shown_after_a_restart() {
         2,
         "a restart applies nothing: the script queued two fresh previews"
     );
+}
+
+// ---- the agent in the window (against a local fake OpenAI-compatible server) ----
+
+use resolve_agent::fake::{FakeLlm, FakeReply};
+use std::time::{Duration, Instant};
+
+/// Polls `cond` until it returns `Some`, failing after 20 s with `what`.
+fn wait_for<T>(what: &str, mut cond: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(v) = cond() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn fake(replies: Vec<FakeReply>) -> FakeLlm {
+    tauri::async_runtime::block_on(FakeLlm::start(replies)).expect("fake provider starts")
+}
+
+fn use_provider(app: &App, base_url: &str) {
+    let saved = invoke(
+        app,
+        "save_agent_settings",
+        json!({"baseUrl": base_url, "model": "fake-model", "apiKeyEnv": "RD_SHELL_TEST_UNSET_KEY"}),
+    )
+    .expect("settings saved");
+    assert_eq!(saved["baseUrl"], base_url);
+}
+
+/// The conversation's events once turn `turn` is done.
+fn finished_turn(app: &App, turn: u64) -> Vec<Value> {
+    wait_for(&format!("turn {turn} to end"), || {
+        let view = invoke(app, "get_conversation", json!({})).unwrap();
+        let events: Vec<Value> = view["updates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|u| u["turn"] == turn)
+            .map(|u| u["event"].clone())
+            .collect();
+        events.iter().any(|e| e["kind"] == "turnDone").then_some(events)
+    })
+}
+
+fn edit_call() -> FakeReply {
+    FakeReply::tool_calls(
+        Some("Previewing."),
+        &[(
+            "call_1",
+            "ast_edit",
+            json!({"ops": [{"pat": "console.log($$$A)", "out": "logger.debug($$$A)"}], "lang": "ts", "path": "src"}),
+        )],
+    )
+}
+
+#[test]
+fn an_agent_turn_previews_waits_for_the_person_and_the_model_gets_the_decision() {
+    let app = start_empty();
+    let llm = fake(vec![
+        edit_call(),
+        FakeReply::tool_calls(None, &[("call_2", "resolve", json!({"action": "apply", "reason": "tests pass"}))]),
+        FakeReply::text("Done."),
+    ]);
+    use_provider(&app, &llm.base_url());
+    let turn = invoke(&app, "start_agent_turn", json!({"prompt": "use logger.debug"})).unwrap();
+    assert_eq!(turn, 1);
+    let busy = invoke(&app, "start_agent_turn", json!({"prompt": "again"})).unwrap_err();
+    assert_eq!(busy["code"], "busy", "one turn at a time: {busy}");
+
+    // The model's resolve does not decide: it proposes beside the top action and waits.
+    let top = wait_for("the agent's proposal on the top action", || {
+        let q = invoke(&app, "list_actions", json!({})).unwrap();
+        let top = q["actions"][0].clone();
+        (!top["proposal"].is_null()).then_some(top)
+    });
+    assert_eq!(top["label"], "AST Edit: 2 replacements in 1 file");
+    assert_eq!(top["proposal"]["choice"], "apply");
+    assert_eq!(top["proposal"]["reason"], "tests pass");
+    assert!(
+        fs::read_to_string(app.ws.path().join("src/a.ts")).unwrap().contains("console.log"),
+        "nothing is written while the agent waits"
+    );
+    let id = top["id"].as_str().unwrap();
+    invoke(&app, "resolve_action", json!({"action": "apply", "reason": "checked by me", "expectedId": id})).unwrap();
+
+    let events = finished_turn(&app, 1);
+    let kinds: Vec<&str> = events.iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds.first(), Some(&"prompt"));
+    assert!(kinds.contains(&"waitingForPerson"), "{kinds:?}");
+    let preview = events.iter().find(|e| e["kind"] == "toolResult" && e["tool"] == "ast_edit").unwrap();
+    assert_eq!(preview["pushedActionIds"], json!([id]), "the preview result links to its card");
+    let resolved = events.iter().find(|e| e["kind"] == "toolResult" && e["tool"] == "resolve").unwrap();
+    assert_eq!(resolved["resolved"]["decidedBy"], "person", "{resolved}");
+    assert_eq!(resolved["resolved"]["reason"], "checked by me");
+    assert_eq!(events.last().unwrap()["outcome"], "answered");
+
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 3);
+    let tool_msg = requests[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "call_2")
+        .expect("the resolve call's result is in the next request")
+        .clone();
+    let text = tool_msg["content"].as_str().unwrap();
+    assert!(text.contains("Decided by the person: applied. Reason: checked by me"), "{text}");
+    assert_eq!(
+        fs::read_to_string(app.ws.path().join("src/a.ts")).unwrap(),
+        "logger.debug(1);\nlogger.debug(\"é\", 2);\n"
+    );
+    let history = invoke(&app, "list_history", json!({})).unwrap();
+    assert_eq!(history[0]["decidedBy"], "person");
+    assert_eq!(history[0]["proposal"]["reason"], "tests pass", "{history}");
+}
+
+#[test]
+fn stop_cancels_a_streaming_turn() {
+    let app = start_empty();
+    let llm = fake(vec![FakeReply::text_then_hang("Thinking")]);
+    use_provider(&app, &llm.base_url());
+    invoke(&app, "start_agent_turn", json!({"prompt": "go"})).unwrap();
+    wait_for("the first streamed text", || {
+        let view = invoke(&app, "get_conversation", json!({})).unwrap();
+        view["updates"].as_array().unwrap().iter().any(|u| u["event"]["kind"] == "textDelta").then_some(())
+    });
+    invoke(&app, "stop_agent_turn", json!({})).unwrap();
+    let events = finished_turn(&app, 1);
+    assert_eq!(events.last().unwrap()["outcome"], "cancelled");
+    assert!(invoke(&app, "get_conversation", json!({})).unwrap()["runningTurn"].is_null());
+}
+
+#[test]
+fn an_unreachable_provider_is_explained_in_the_conversation() {
+    let app = start_empty();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    use_provider(&app, &format!("http://127.0.0.1:{port}/v1"));
+    invoke(&app, "start_agent_turn", json!({"prompt": "go"})).unwrap();
+    let events = finished_turn(&app, 1);
+    let error = events.iter().find(|e| e["kind"] == "error").expect("an error event");
+    assert_eq!(error["code"], "connectionRefused", "{error}");
+    assert!(error["message"].as_str().unwrap().contains(&format!("127.0.0.1:{port}")), "{error}");
+    assert_eq!(events.last().unwrap()["outcome"], "failed");
+}
+
+#[test]
+fn new_conversation_discards_pending_actions_into_the_history_after_asking_for_a_reason() {
+    let app = start();
+    let err = invoke(&app, "new_conversation", json!({"discardReason": null})).unwrap_err();
+    assert_eq!(err["code"], "reasonRequired", "{err}");
+    assert_eq!(invoke(&app, "list_actions", json!({})).unwrap()["actions"].as_array().unwrap().len(), 2);
+    let out =
+        invoke(&app, "new_conversation", json!({"discardReason": "Discarded: new conversation started"})).unwrap();
+    assert_eq!(out["discarded"].as_array().unwrap().len(), 2, "{out}");
+    assert_eq!(invoke(&app, "list_actions", json!({})).unwrap()["actions"].as_array().unwrap().len(), 0);
+    let history = invoke(&app, "list_history", json!({})).unwrap();
+    for h in history.as_array().unwrap() {
+        assert_eq!(h["action"], "discard");
+        assert_eq!(h["reason"], "Discarded: new conversation started");
+        assert_eq!(h["decidedBy"], "person");
+    }
+    assert!(app.ws.path().join("photos/IMG_1.JPG").exists(), "nothing applied");
+    let view = invoke(&app, "get_conversation", json!({})).unwrap();
+    assert!(view["updates"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn the_policy_switches_only_while_nothing_is_pending() {
+    let app = start();
+    let err = invoke(&app, "set_policy", json!({"policy": "agent"})).unwrap_err();
+    assert!(!err["message"].as_str().unwrap().is_empty(), "the engine says why: {err}");
+    assert_eq!(invoke(&app, "get_session", json!({})).unwrap()["policy"], "human");
+    invoke(&app, "new_conversation", json!({"discardReason": "clear"})).unwrap();
+    let info = invoke(&app, "set_policy", json!({"policy": "agent"})).unwrap();
+    assert_eq!(info["policy"], "agent");
+}
+
+#[test]
+fn agent_settings_are_saved_and_the_key_is_only_reported_as_set() {
+    let app = start_empty();
+    let secret = "sk-shell-test-secret-4242";
+    // SAFETY of the test: this variable name is used by this test only.
+    std::env::set_var("RD_SHELL_TEST_KEY", secret);
+    let s = invoke(&app, "get_agent_settings", json!({})).unwrap();
+    assert_eq!(s["apiKeyEnv"], "OPENAI_API_KEY", "defaults before a file exists");
+    let saved = invoke(
+        &app,
+        "save_agent_settings",
+        json!({"baseUrl": "http://127.0.0.1:11434/v1", "model": "llama3.1", "apiKeyEnv": "RD_SHELL_TEST_KEY"}),
+    )
+    .unwrap();
+    assert_eq!(saved["apiKeyIsSet"], true);
+    assert!(!saved.to_string().contains(secret), "the key never crosses the IPC");
+    let path = saved["configPath"].as_str().unwrap();
+    let file = fs::read_to_string(path).unwrap();
+    assert!(file.contains("llama3.1") && !file.contains(secret), "{file}");
+    assert_eq!(invoke(&app, "get_agent_settings", json!({})).unwrap()["model"], "llama3.1");
+    let err = invoke(&app, "save_agent_settings", json!({"baseUrl": "localhost:1", "model": "m", "apiKeyEnv": "K"}))
+        .unwrap_err();
+    assert_eq!(err["code"], "invalidParams");
+    assert!(err["message"].as_str().unwrap().contains("\"localhost:1\""), "{err}");
 }

@@ -12,6 +12,7 @@ import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { remote } from "webdriverio";
+import { startFakeLlm, textReply, toolCallReply } from "./fakeLlm.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
@@ -71,6 +72,31 @@ const cardLabels = async () => {
 const waitForCards = (n) =>
   browser.waitUntil(async () => (await cards()).length === n, { ...WAIT, timeoutMsg: `expected ${n} queue cards` });
 const shot = (name) => browser.saveScreenshot(path.join(SHOTS, name));
+const within = (promise, ms, what) =>
+  Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms))]);
+
+function freshShop() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rd-e2e-agent-ws-"));
+  fs.cpSync(path.join(root, "tests/fixtures/shop"), dir, { recursive: true });
+  return dir;
+}
+
+// Fills the agent settings through the panel's Settings dialog.
+async function configureProvider(baseUrl) {
+  await browser.$('[data-testid="agent-settings-button"]').click();
+  const url = await browser.$('[data-testid="settings-base-url"]');
+  await url.waitForDisplayed(WAIT);
+  await url.setValue(baseUrl);
+  await browser.$('[data-testid="settings-model"]').setValue("fake-model");
+  await browser.$('[data-testid="settings-api-key-env"]').setValue("RD_E2E_UNSET_KEY");
+  await browser.$('[data-testid="settings-save"]').click();
+  await browser.$('[data-testid="settings-saved"]').waitForDisplayed(WAIT);
+}
+
+async function closeDialog(testid) {
+  await browser.keys("Escape");
+  await browser.$(`[data-testid="${testid}"]`).waitForDisplayed({ ...WAIT, reverse: true });
+}
 
 before(async () => {
   assert.ok(fs.existsSync(BIN), `app binary missing at ${BIN}; build it with cargo build -p resolve-desk`);
@@ -199,4 +225,90 @@ test("without a workspace the app opens the demo with two previews queued", asyn
   const rows = await browser.$$('[data-testid="rename-row"]');
   assert.equal(rows.length, 6, "the top action's old → new table is shown");
   await shot("demo.png");
+});
+
+test("the agent: a prompt, the model's preview, its proposal, and the person's Apply is the model's answer", async () => {
+  const llm = await startFakeLlm([
+    toolCallReply(
+      "call_edit",
+      "ast_edit",
+      { ops: [{ pat: "console.log($$$A)", out: "logger.debug($$$A)" }], lang: "ts", path: "src/apply.ts" },
+      "I'll preview the rewrite first.",
+    ),
+    toolCallReply("call_resolve", "resolve", { action: "apply", reason: "Only logging calls change; tests pass." }),
+    textReply("Done: src/apply.ts now logs through logger.debug."),
+  ]);
+  const agentWs = freshShop();
+  const config = fs.mkdtempSync(path.join(os.tmpdir(), "rd-e2e-config-"));
+  try {
+    await browser.deleteSession();
+    browser = await startApp([agentWs, "--data-dir", data, "--config-dir", config]);
+    await browser.setWindowSize(1400, 900).catch(() => {});
+    await browser.$('[data-testid="queue-empty"]').waitForDisplayed(WAIT);
+    // At 1400 px the review columns come first: the agent panel opens from the top bar.
+    if (!(await browser.$('[data-testid="conversation-panel"]').isExisting())) {
+      await browser.$('[data-testid="agent-toggle"]').click();
+    }
+    await browser.$('[data-testid="conversation-panel"]').waitForDisplayed(WAIT);
+
+    await configureProvider(llm.baseUrl);
+    assert.match(await browser.$('[data-testid="settings-key-status"]').getText(), /RD_E2E_UNSET_KEY is not set/);
+    const saved = JSON.parse(fs.readFileSync(path.join(config, "resolve-desk/agent.json"), "utf8"));
+    assert.equal(saved.base_url, llm.baseUrl, "the settings file has the base URL typed in the panel");
+    await closeDialog("agent-settings-dialog");
+
+    const before = fs.readFileSync(path.join(agentWs, "src/apply.ts"), "utf8");
+    await browser.$('[data-testid="prompt-input"]').setValue("Use logger.debug instead of console.log in src/apply.ts");
+    await browser.$('[data-testid="send-button"]').click();
+    await waitForCards(1);
+    assert.deepEqual(await cardLabels(), ["AST Edit: 3 replacements in 1 file"]);
+    const proposal = await browser.$('[data-testid="proposal-text"]');
+    await proposal.waitForDisplayed(WAIT);
+    assert.match(await proposal.getText(), /fake-model proposes: Apply — “Only logging calls change; tests pass\.”/);
+    await browser.$('[data-testid="agent-waiting"]').waitForDisplayed(WAIT);
+    assert.ok(await browser.$('[data-testid="chat-preview-link"]').isDisplayed(), "the preview is linked from the conversation");
+    assert.equal(fs.readFileSync(path.join(agentWs, "src/apply.ts"), "utf8"), before, "nothing is written while the agent waits");
+    assert.equal(await browser.$('[data-testid="policy-agent"]').isEnabled(), false, "the policy is locked while an action is pending");
+    await shot("conversation.png");
+
+    await browser.$('[data-testid="reason-input"]').setValue("Checked the diff: only logging changes");
+    const apply = await browser.$('[data-testid="apply-button"]');
+    await browser.waitUntil(() => apply.isEnabled(), WAIT);
+    await apply.click();
+    await within(llm.waitForRequests(3), WAIT.timeout, "the model's request after the person's decision");
+    const toolMessage = llm.requests[2].messages.find((m) => m.role === "tool" && m.tool_call_id === "call_resolve");
+    assert.ok(toolMessage, "the resolve call's result is in the model's next request");
+    assert.match(toolMessage.content, /Decided by the person: applied\. Reason: Checked the diff: only logging changes/);
+    assert.match(fs.readFileSync(path.join(agentWs, "src/apply.ts"), "utf8"), /logger\.debug\("greeting", name\);/);
+
+    const resolved = await browser.$('[data-testid="chat-resolved"]');
+    await resolved.waitForDisplayed(WAIT);
+    assert.match(await resolved.getText(), /decided by you/);
+    await browser.waitUntil(
+      async () => (await browser.$$('[data-testid="chat-assistant"]')).length >= 2 && (await browser.$('[data-testid="send-button"]').isExisting()),
+      { ...WAIT, timeoutMsg: "the model's closing answer and the turn's end" },
+    );
+    await shot("conversation-done.png");
+    await browser.$('[data-testid="history-button"]').click();
+    const who = await browser.$('[data-testid="history-who"]');
+    await who.waitForDisplayed(WAIT);
+    assert.match(await who.getText(), /Decided by the person; asked by fake-model, which proposed Apply/);
+    await closeDialog("history-dialog");
+  } finally {
+    await llm.close();
+  }
+});
+
+test("an unreachable provider is explained in the conversation", async () => {
+  const closed = await freePort();
+  await configureProvider(`http://127.0.0.1:${closed}/v1`);
+  await closeDialog("agent-settings-dialog");
+  await browser.$('[data-testid="prompt-input"]').setValue("Anything");
+  await browser.$('[data-testid="send-button"]').click();
+  const error = await browser.$('[data-testid="chat-error"]');
+  await error.waitForDisplayed(WAIT);
+  assert.match(await error.getText(), new RegExp(`127\\.0\\.0\\.1:${closed}.*connection refused`, "s"));
+  assert.match(await error.getText(), /Check the base URL in Settings/);
+  await browser.$('[data-testid="send-button"]').waitForExist(WAIT);
+  await shot("agent-unreachable.png");
 });

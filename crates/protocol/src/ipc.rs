@@ -38,6 +38,21 @@ pub mod commands {
     pub const OPEN_WORKSPACE: &str = "open_workspace";
     /// `() -> string[]`, most recent first
     pub const RECENT_WORKSPACES: &str = "recent_workspaces";
+    /// `{ policy: "human" | "agent" } -> SessionInfo`; refused while actions are pending
+    pub const SET_POLICY: &str = "set_policy";
+    /// `{ prompt } -> number` (the turn); the turn runs in the background and emits `agent-event`
+    pub const START_AGENT_TURN: &str = "start_agent_turn";
+    /// `() -> void`; cancels the running turn (the `turnDone` event follows)
+    pub const STOP_AGENT_TURN: &str = "stop_agent_turn";
+    /// `{ discardReason: string | null } -> NewConversationOutcome`; discards pending actions
+    /// first (a reason is required then)
+    pub const NEW_CONVERSATION: &str = "new_conversation";
+    /// `() -> ConversationView`
+    pub const GET_CONVERSATION: &str = "get_conversation";
+    /// `() -> AgentSettings`
+    pub const GET_AGENT_SETTINGS: &str = "get_agent_settings";
+    /// `{ baseUrl, model, apiKeyEnv } -> AgentSettings`
+    pub const SAVE_AGENT_SETTINGS: &str = "save_agent_settings";
 }
 
 /// Names of the events the shell emits (kebab-case).
@@ -46,6 +61,8 @@ pub mod events {
     pub const QUEUE_CHANGED: &str = "queue-changed";
     /// Payload [`crate::ToolProgress`].
     pub const TOOL_PROGRESS: &str = "tool-progress";
+    /// Payload [`crate::AgentUpdate`]: one event of an agent turn.
+    pub const AGENT_EVENT: &str = "agent-event";
 }
 
 /// Payload of the `queue-changed` event: the store's new revision.

@@ -30,8 +30,10 @@
 //! - [`diff`] — per-file diffs of a change-set action and rename tables;
 //! - [`resolve`] — apply/discard outcomes and the decision history;
 //! - [`tool`] — tool catalogue, tool runs, progress, scripts;
+//! - [`agent`] — the conversation panel's events, its log, the provider settings;
 //! - [`typescript`] — the generated TypeScript text.
 
+pub mod agent;
 pub mod diff;
 pub mod ipc;
 pub mod queue;
@@ -40,9 +42,13 @@ pub mod session;
 pub mod tool;
 pub mod typescript;
 
+pub use agent::{
+    Actor, AgentErrorCode, AgentEvent, AgentSettings, AgentToolCall, AgentUpdate, ConversationView,
+    NewConversationOutcome, ResolvedInfo, TurnOutcome,
+};
 pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, Hunk, RenameRow, RenameStatus};
 pub use ipc::{IpcError, IpcErrorCode, QueueChanged};
-pub use queue::{ActionCounts, ActionKind, ActionStatus, ActionSummary, QueueSnapshot, ToolCallInfo};
+pub use queue::{ActionCounts, ActionKind, ActionStatus, ActionSummary, Proposal, QueueSnapshot, ToolCallInfo};
 pub use resolve::{HistoryEntry, ResolveChoice, ResolveDetails, ResolveOutcome};
 pub use session::{Policy, SessionInfo};
 pub use tool::{ScriptStep, ToolInfo, ToolProgress, ToolRunOutcome};

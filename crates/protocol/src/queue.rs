@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::resolve::ResolveChoice;
+
 /// Returned by `list_actions`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -38,6 +40,21 @@ pub struct ActionSummary {
     pub counts: ActionCounts,
     /// The tool call that produced it, when known (enables "Run the preview again").
     pub origin: Option<ToolCallInfo>,
+    /// Under the `human` policy: what an agent proposes for this action while it waits for
+    /// the person (only ever on the top action).
+    pub proposal: Option<Proposal>,
+}
+
+/// An agent's `resolve` call under the `human` policy: it proposes, the person decides.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Proposal {
+    pub choice: ResolveChoice,
+    pub reason: String,
+    /// The agent that proposed (an MCP client's name, or the model name); `null` when unknown.
+    pub client: Option<String>,
+    /// The waiting call's id in the session transcript.
+    pub call_id: String,
 }
 
 /// Status of a pending action (SPEC §2).

@@ -3,10 +3,11 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::queue::ActionStatus;
+use crate::agent::Actor;
+use crate::queue::{ActionStatus, Proposal};
 
 /// The person's decision; the `action` argument of `resolve_action`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum ResolveChoice {
     Apply,
@@ -57,4 +58,11 @@ pub struct HistoryEntry {
     pub action_id: String,
     /// Decided in an earlier session of this workspace (read from the decision journal).
     pub earlier_session: bool,
+    /// Who decided: the person (Apply/Discard, or the human policy), an agent (the agent
+    /// policy) or a script.
+    pub decided_by: Actor,
+    /// The agent that made the deciding `resolve` call (agent policy), when known.
+    pub client: Option<String>,
+    /// When an agent asked first (human policy): what it proposed, and which agent.
+    pub proposal: Option<Proposal>,
 }

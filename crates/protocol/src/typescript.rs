@@ -42,6 +42,7 @@ pub fn bindings() -> String {
     declaration::<ActionKind>(&mut out);
     declaration::<ActionCounts>(&mut out);
     declaration::<ToolCallInfo>(&mut out);
+    declaration::<Proposal>(&mut out);
     declaration::<FileEntry>(&mut out);
     declaration::<FileChange>(&mut out);
     declaration::<FileDiff>(&mut out);
@@ -58,6 +59,16 @@ pub fn bindings() -> String {
     declaration::<ToolRunOutcome>(&mut out);
     declaration::<ToolProgress>(&mut out);
     declaration::<ScriptStep>(&mut out);
+    declaration::<Actor>(&mut out);
+    declaration::<AgentUpdate>(&mut out);
+    declaration::<AgentEvent>(&mut out);
+    declaration::<AgentToolCall>(&mut out);
+    declaration::<ResolvedInfo>(&mut out);
+    declaration::<TurnOutcome>(&mut out);
+    declaration::<AgentErrorCode>(&mut out);
+    declaration::<ConversationView>(&mut out);
+    declaration::<NewConversationOutcome>(&mut out);
+    declaration::<AgentSettings>(&mut out);
     let trimmed_len = out.trim_end().len();
     out.truncate(trimmed_len);
     out.push('\n');

@@ -47,6 +47,10 @@ const FIXTURES: &[&str] = &[
     "tool_progress.json",
     "script_steps.json",
     "ipc_error.json",
+    "agent_updates.json",
+    "conversation_view.json",
+    "agent_settings.json",
+    "new_conversation_outcome.json",
 ];
 
 #[test]
@@ -63,6 +67,9 @@ fn queue_snapshot_fixture_round_trips_top_first() {
     assert!(matches!(q.actions[1].status, ActionStatus::Stale { .. }));
     assert!(matches!(q.actions[2].status, ActionStatus::Failed { .. }));
     assert_eq!(q.actions[2].origin, None, "origin null stays null");
+    let proposal = q.actions[0].proposal.as_ref().expect("the top action carries the agent's proposal");
+    assert_eq!(proposal.choice, ResolveChoice::Apply);
+    assert!(q.actions[1..].iter().all(|a| a.proposal.is_none()), "only the top action can have a proposal");
 }
 
 #[test]
@@ -96,6 +103,44 @@ fn resolve_and_history_fixtures_round_trip() {
     assert!(matches!(stale.status, Some(ActionStatus::Stale { .. })), "a stale apply reports the new status");
     let history: Vec<HistoryEntry> = round_trip("history.json");
     assert!(history.windows(2).all(|w| w[0].at_ms >= w[1].at_ms), "history is newest first");
+    assert_eq!(history[0].decided_by, Actor::Person);
+    assert!(history[0].proposal.is_some(), "a person's decision after an agent asked keeps the proposal");
+    assert_eq!(history[1].decided_by, Actor::Agent);
+}
+
+#[test]
+fn agent_fixtures_round_trip() {
+    let updates: Vec<AgentUpdate> = round_trip("agent_updates.json");
+    let kinds: Vec<String> = updates
+        .iter()
+        .map(|u| serde_json::to_value(&u.event).expect("serialize")["kind"].as_str().unwrap_or_default().to_string())
+        .collect();
+    for kind in [
+        "prompt",
+        "textDelta",
+        "retrying",
+        "assistantMessage",
+        "toolCallStarted",
+        "waitingForPerson",
+        "toolResult",
+        "error",
+        "turnDone",
+    ] {
+        assert!(
+            kinds.iter().any(|k| k == kind),
+            "agent_updates.json must show a {kind} event (the UI tests render each)"
+        );
+    }
+    for turn in [1, 2] {
+        let last = updates.iter().rev().find(|u| u.turn == turn).expect("every turn has events");
+        assert!(matches!(last.event, AgentEvent::TurnDone { .. }), "turnDone is the last event of turn {turn}");
+    }
+    let view: ConversationView = round_trip("conversation_view.json");
+    assert_eq!(view.running_turn, Some(3));
+    let settings: AgentSettings = round_trip("agent_settings.json");
+    assert!(!settings.api_key_is_set);
+    let out: NewConversationOutcome = round_trip("new_conversation_outcome.json");
+    assert_eq!(out.discarded.len(), 2);
 }
 
 #[test]

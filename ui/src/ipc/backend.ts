@@ -1,6 +1,11 @@
 // The one boundary between the UI and whatever serves it. Components and the
 // app talk to a `Backend`; only this folder knows about Tauri.
 import type {
+  AgentSettings,
+  AgentUpdate,
+  ConversationView,
+  NewConversationOutcome,
+  Policy,
   FileDiff,
   FileEntry,
   HistoryEntry,
@@ -69,7 +74,23 @@ export interface Backend {
   pickFolder(): Promise<string | null>;
   onQueueChanged(handler: (event: QueueChanged) => void): Promise<Unsubscribe>;
   onToolProgress(handler: (event: ToolProgress) => void): Promise<Unsubscribe>;
+
+  /** Who resolves; refused (with the engine's message) while actions are pending. */
+  setPolicy(policy: Policy): Promise<SessionInfo>;
+  /** Starts an agent turn in the background; resolves to its turn number. Events arrive through `onAgentEvent`. */
+  startAgentTurn(prompt: string): Promise<number>;
+  /** Cancels the running turn (its `turnDone` event follows). */
+  stopAgentTurn(): Promise<void>;
+  /** Stops any turn, discards the pending actions with `discardReason` (required when some are pending), forgets the messages. */
+  newConversation(discardReason: string | null): Promise<NewConversationOutcome>;
+  getConversation(): Promise<ConversationView>;
+  getAgentSettings(): Promise<AgentSettings>;
+  saveAgentSettings(settings: AgentSettingsInput): Promise<AgentSettings>;
+  onAgentEvent(handler: (update: AgentUpdate) => void): Promise<Unsubscribe>;
 }
+
+/** What the settings panel saves (the key itself never crosses). */
+export type AgentSettingsInput = Pick<AgentSettings, 'baseUrl' | 'model' | 'apiKeyEnv'>;
 
 /** Context size used by "Expand": large enough to show every line. */
 export const WHOLE_FILE_CONTEXT = 1_000_000;

@@ -71,6 +71,17 @@ describe('protocol fixtures (shared with crates/protocol)', () => {
     // Only the last fixture entry comes from an earlier session (the decision journal).
     expect(screen.getAllByTestId('history-earlier')).toHaveLength(1);
     expect(rows[2]!.querySelector('[data-testid="history-earlier"]')).not.toBeNull();
+    const who = screen.getAllByTestId('history-who').map((w) => w.textContent?.replace(/\s+/g, ' ').trim());
+    expect(who[0]).toBe('Decided by the person; asked by gpt-4o-mini, which proposed Apply: “Only logging calls change.”');
+    expect(who[1]).toBe('Decided by the agent claude-code');
+  });
+
+  it('shows the proposal of queue_snapshot.json beside the top action', () => {
+    const q = fixture<QueueSnapshot>('queue_snapshot.json');
+    render(DecisionPanel, { action: q.actions[0]!, onApply: noop, onDiscard: noop, onRerun: noop, onGoToTop: noop });
+    expect(screen.getByTestId('proposal-box')).toHaveTextContent('The agent is waiting for your review.');
+    expect(screen.getByTestId('proposal-text').textContent?.replace(/\s+/g, ' ').trim())
+      .toBe('claude-code proposes: Apply — “The rewrite only touches logging calls; tests pass.”');
   });
 
   it('renders rename_rows.json with each status', () => {

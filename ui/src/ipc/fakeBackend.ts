@@ -1,8 +1,9 @@
 // An in-memory Backend with realistic demo data. Used by component tests and
 // by `npm run dev` in a plain browser. It follows SPEC §3-§4 closely enough
 // that the UI behaves as with the real engine (LIFO, expectedId, messages).
-import { BackendError, WHOLE_FILE_CONTEXT, type Backend, type Unsubscribe } from './backend';
+import { BackendError, WHOLE_FILE_CONTEXT, type AgentSettingsInput, type Backend, type Unsubscribe } from './backend';
 import type {
+  AgentEvent, AgentSettings, AgentUpdate, ConversationView, NewConversationOutcome, Policy, Proposal,
   ActionKind, ActionStatus, ActionSummary, FileDiff, FileEntry, HistoryEntry, QueueChanged,
   QueueSnapshot, RenameRow, ResolveChoice, ResolveOutcome, ScriptStep, SessionInfo, ToolCallInfo,
   ToolInfo, ToolProgress, ToolRunOutcome,
@@ -11,6 +12,10 @@ import { makeFileDiff } from './fakeDiff';
 import { bulkFiles, DEMO_ASSETS, headerFiles, smallAstEditFiles, type DemoFile } from './demoData';
 import { languageForPath } from '../lib/language';
 import { parseScriptLine, scriptLines, type ScriptCall } from '../lib/script';
+// The agent's events come from the protocol fixtures the Rust side round-trips, so the
+// double cannot drift from the wire types.
+import AGENT_UPDATES from '../../../crates/protocol/fixtures/agent_updates.json';
+import AGENT_SETTINGS from '../../../crates/protocol/fixtures/agent_settings.json';
 
 type FakeAction = {
   id: string;
@@ -28,6 +33,7 @@ type FakeAction = {
   discardText: (reason: string) => string;
   /** The next apply fails with this error (once). */
   failNextApply?: string;
+  proposal?: Proposal | null;
 };
 
 export type FakeOptions = {
@@ -175,10 +181,13 @@ export class FakeBackend implements Backend {
         action: 'discard', label: 'AST Edit: 12 replacements in 7 files', sourceToolName: 'ast_edit',
         reason: 'Wrong scope: it also rewrote the test helpers', text: 'Discarded: AST Edit: 12 replacements in 7 files. Reason: Wrong scope: it also rewrote the test helpers',
         isError: false, atMs: t - 55 * min, actionId: 'act-demo-2', earlierSession: false,
+        decidedBy: 'person', client: null,
+        proposal: { choice: 'discard', reason: 'It rewrote files outside src/', client: 'gpt-4o-mini', callId: 'call-demo-1' },
       },
       {
         action: 'apply', label: 'Batch rename: 2 files', sourceToolName: 'batch_rename_preview',
         reason: 'Looks correct', text: 'Renamed 2 files.', isError: false, atMs: t - 70 * min, actionId: 'act-demo-1', earlierSession: true,
+        decidedBy: 'person', client: null, proposal: null,
       },
     ];
   }
@@ -251,7 +260,7 @@ export class FakeBackend implements Backend {
     countCache.set(a, counts);
     return {
       id: a.id, label: a.label, sourceToolName: a.sourceToolName, pushedBy: null, createdAtMs: a.createdAtMs,
-      status: a.status, isTop: index === 0, kind: a.kind, origin: a.origin,
+      status: a.status, isTop: index === 0, kind: a.kind, origin: a.origin, proposal: a.proposal ?? null,
       counts: {
         files: a.kind === 'rename' ? a.renames.length : a.files.length,
         added: counts.added, removed: counts.removed,
@@ -319,14 +328,26 @@ export class FakeBackend implements Backend {
         throw new BackendError('idMismatch', `The top action is ${top.id}, not ${expectedId}. Nothing was applied or discarded.`);
       }
       const details = { action, reason, sourceToolName: top.sourceToolName, label: top.label, actionId: top.id };
+      const proposal = top.proposal ?? null;
       const record = (text: string, isError: boolean) =>
-        this.history.unshift({ action, label: top.label, sourceToolName: top.sourceToolName, reason, text, isError, atMs: this.now(), actionId: top.id, earlierSession: false });
+        this.history.unshift({
+          action, label: top.label, sourceToolName: top.sourceToolName, reason, text, isError, atMs: this.now(),
+          actionId: top.id, earlierSession: false, decidedBy: this.resolvingAs, client: this.resolvingAs === 'agent' ? this.settings.model : null, proposal,
+        });
+      const settle = (outcome: ResolveOutcome) => {
+        if (!outcome.isError || outcome.status === null) {
+          const waiter = this.waiters.get(top.id);
+          this.waiters.delete(top.id);
+          waiter?.(outcome);
+        }
+        return outcome;
+      };
       if (action === 'apply') {
         if (top.status.kind === 'stale') {
           const text = `Cannot apply: ${top.status.message}. Run the preview again or discard it.`;
           record(text, true);
           this.bump();
-          return { isError: true, text, details, status: top.status };
+          return settle({ isError: true, text, details, status: top.status });
         }
         if (top.failNextApply) {
           const error = top.failNextApply;
@@ -334,18 +355,18 @@ export class FakeBackend implements Backend {
           top.status = { kind: 'failed', error };
           record(error, true);
           this.bump();
-          return { isError: true, text: error, details, status: top.status };
+          return settle({ isError: true, text: error, details, status: top.status });
         }
         this.actions.shift();
         record(top.appliedText, false);
         this.bump();
-        return { isError: false, text: top.appliedText, details, status: null };
+        return settle({ isError: false, text: top.appliedText, details, status: null });
       }
       this.actions.shift();
       const text = top.discardText(reason);
       record(text, false);
       this.bump();
-      return { isError: false, text, details, status: null };
+      return settle({ isError: false, text, details, status: null });
     } finally {
       this.resolving = false;
     }
@@ -455,6 +476,8 @@ export class FakeBackend implements Backend {
   async openWorkspace(path: string): Promise<SessionInfo> {
     await this.delay();
     if (!path.startsWith('/')) throw new BackendError('notFound', `Folder not found: ${path}`);
+    this.cancelTurn();
+    this.agentUpdates = [];
     this.session = { workspaceRoot: path, isDemo: false, policy: 'human', revision: this.revision };
     this.recent = [path, ...this.recent.filter((p) => p !== path)].slice(0, 8);
     this.actions = [];
@@ -482,7 +505,163 @@ export class FakeBackend implements Backend {
     return () => this.progressListeners.delete(handler);
   }
 
+  // ---- the agent ----
+
+  private settings: AgentSettings = structuredClone(AGENT_SETTINGS) as AgentSettings;
+  private agentListeners = new Set<(u: AgentUpdate) => void>();
+  private agentUpdates: AgentUpdate[] = [];
+  private turn = 0;
+  private running: { turn: number; cancelled: boolean; cancel: () => void } | null = null;
+  /** Resolves when a person decides the action an agent's `resolve` waits on. */
+  private waiters = new Map<string, (o: ResolveOutcome) => void>();
+  private resolvingAs: 'person' | 'agent' = 'person';
+  private failTurn = false;
+
+  private emitAgent(turn: number, event: AgentEvent) {
+    const u: AgentUpdate = { turn, event };
+    this.agentUpdates.push(u);
+    this.agentListeners.forEach((h) => h(structuredClone(u)));
+  }
+
+  async setPolicy(policy: Policy): Promise<SessionInfo> {
+    await this.delay();
+    if (this.actions.length > 0) {
+      throw new BackendError(
+        'invalidParams',
+        `The policy cannot change while ${plural(this.actions.length, 'action')} ${this.actions.length === 1 ? 'is' : 'are'} pending; resolve or discard them first.`,
+      );
+    }
+    this.session = { ...this.session, policy };
+    return { ...this.session };
+  }
+
+  async startAgentTurn(prompt: string): Promise<number> {
+    if (this.running) throw new BackendError('busy', 'The agent is already working on a turn. Stop it or wait for it to finish.');
+    const turn = ++this.turn;
+    let cancel!: () => void;
+    const cancelled = new Promise<'cancelled'>((r) => (cancel = () => r('cancelled')));
+    const run = { turn, cancelled: false, cancel: () => { run.cancelled = true; cancel(); } };
+    this.running = run;
+    this.emitAgent(turn, { kind: 'prompt', text: prompt });
+    void this.playTurn(turn, cancelled).finally(() => {
+      if (this.running === run) this.running = null;
+    });
+    return turn;
+  }
+
+  /** Plays turn 1 of agent_updates.json on this backend's own stack (or turn 2, a failure). */
+  private async playTurn(turn: number, cancelled: Promise<'cancelled'>) {
+    const script = (AGENT_UPDATES as AgentUpdate[]).filter((u) => u.turn === (this.failTurn ? 2 : 1) && u.event.kind !== 'prompt');
+    this.failTurn = false;
+    let steps = 0;
+    for (const { event } of script) {
+      await this.delay(this.latencyMs / 4);
+      if (this.running?.turn === turn && this.running.cancelled) break;
+      if ('step' in event) steps = event.step;
+      if (event.kind === 'toolResult' && event.tool === 'ast_edit') {
+        const out = await this.runTool('ast_edit', { ops: [{ pat: 'console.log($A)', out: 'logger.debug($A)' }], path: 'src' });
+        const id = (out.details as { actionId: string }).actionId;
+        this.emitAgent(turn, { ...event, text: out.text, pushedActionIds: [id] });
+      } else if (event.kind === 'waitingForPerson') {
+        const top = this.actions[0];
+        if (!top) continue;
+        const proposal: Proposal = { choice: event.proposedAction ?? 'apply', reason: event.proposedReason ?? '', client: this.settings.model, callId: event.callId };
+        if (this.session.policy === 'agent') {
+          this.resolvingAs = 'agent';
+          const o = await this.resolveAction(proposal.choice, proposal.reason, top.id).finally(() => (this.resolvingAs = 'person'));
+          this.emitAgent(turn, this.resolveResult(event.step, event.callId, o, 'agent'));
+          continue;
+        }
+        top.proposal = proposal;
+        this.bump();
+        this.emitAgent(turn, { ...event, actionId: top.id });
+        const decided = await Promise.race([new Promise<ResolveOutcome>((r) => this.waiters.set(top.id, r)), cancelled]);
+        if (decided === 'cancelled') {
+          top.proposal = null;
+          this.waiters.delete(top.id);
+          this.bump();
+          this.emitAgent(turn, { kind: 'toolResult', step: event.step, callId: event.callId, tool: 'resolve', isError: true, text: 'The wait for a person was cancelled; the action is still pending.', pushedActionIds: [], resolved: null });
+          break;
+        }
+        this.emitAgent(turn, this.resolveResult(event.step, event.callId, decided, 'person'));
+      } else if (event.kind === 'toolResult' && event.tool === 'resolve') {
+        // Replaced by the decision above.
+      } else if (event.kind === 'turnDone') {
+        break;
+      } else {
+        this.emitAgent(turn, event);
+      }
+    }
+    const wasCancelled = this.running?.turn === turn && this.running.cancelled;
+    const last = script[script.length - 1]?.event;
+    const outcome = wasCancelled ? 'cancelled' : last?.kind === 'turnDone' ? last.outcome : 'answered';
+    this.emitAgent(turn, { kind: 'turnDone', outcome, steps });
+  }
+
+  private resolveResult(step: number, callId: string, o: ResolveOutcome, decidedBy: 'person' | 'agent'): AgentEvent {
+    const d = o.details;
+    const text = decidedBy === 'person' && d ? `${o.text}\nDecided by the person: ${d.action === 'apply' ? 'applied' : 'discarded'}. Reason: ${d.reason}` : o.text;
+    return {
+      kind: 'toolResult', step, callId, tool: 'resolve', isError: o.isError, text, pushedActionIds: [],
+      resolved: d && !o.isError ? { action: d.action, reason: d.reason, label: d.label, actionId: d.actionId, decidedBy } : null,
+    };
+  }
+
+  private cancelTurn() {
+    this.running?.cancel();
+  }
+
+  async stopAgentTurn(): Promise<void> {
+    await this.delay();
+    this.cancelTurn();
+  }
+
+  async newConversation(discardReason: string | null): Promise<NewConversationOutcome> {
+    await this.delay();
+    if (this.actions.length > 0 && (discardReason ?? '').trim() === '') {
+      throw new BackendError('reasonRequired', `${plural(this.actions.length, 'action')} pending: give a reason to discard them before starting a new conversation.`);
+    }
+    this.cancelTurn();
+    const discarded: string[] = [];
+    while (this.actions[0]) {
+      const out = await this.resolveAction('discard', discardReason ?? '', this.actions[0].id);
+      discarded.push(out.text);
+    }
+    this.agentUpdates = [];
+    return { discarded };
+  }
+
+  async getConversation(): Promise<ConversationView> {
+    await this.delay();
+    return { runningTurn: this.running?.turn ?? null, updates: structuredClone(this.agentUpdates) };
+  }
+
+  async getAgentSettings(): Promise<AgentSettings> {
+    await this.delay();
+    return { ...this.settings };
+  }
+
+  async saveAgentSettings(input: AgentSettingsInput): Promise<AgentSettings> {
+    await this.delay();
+    if (!/^https?:\/\/./.test(input.baseUrl)) {
+      throw new BackendError('invalidParams', `base URL "${input.baseUrl}" must start with http:// or https:// (e.g. https://api.openai.com/v1)`);
+    }
+    if (input.model.trim() === '') throw new BackendError('invalidParams', 'the model name is empty: set one (e.g. gpt-4o-mini, or llama3.1 for Ollama)');
+    this.settings = { ...this.settings, ...input, apiKeyIsSet: input.apiKeyEnv === 'OPENAI_API_KEY' ? this.settings.apiKeyIsSet : false };
+    return { ...this.settings };
+  }
+
+  async onAgentEvent(handler: (u: AgentUpdate) => void): Promise<Unsubscribe> {
+    this.agentListeners.add(handler);
+    return () => this.agentListeners.delete(handler);
+  }
+
   // ---- test hooks ----
+
+  /** The next agent turn plays the failing turn of agent_updates.json (a retry, then an error). */
+  failNextTurn(): void {
+    this.failTurn = true;
+  }
 
   /** Makes the next apply of the top action fail with `error`. */
   failNextApply(error: string): void {

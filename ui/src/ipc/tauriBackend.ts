@@ -4,7 +4,9 @@ import { invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import { open } from '@tauri-apps/plugin-dialog';
 import { toBackendError, type Backend, type Unsubscribe } from './backend';
+import type { AgentSettingsInput } from './backend';
 import type {
+  AgentSettings, AgentUpdate, ConversationView, NewConversationOutcome, Policy,
   FileDiff, FileEntry, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
   ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome,
 } from './generated/protocol';
@@ -19,6 +21,7 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 
 export const EVENT_QUEUE_CHANGED = 'queue-changed';
 export const EVENT_TOOL_PROGRESS = 'tool-progress';
+export const EVENT_AGENT = 'agent-event';
 
 export function createTauriBackend(): Backend {
   return {
@@ -50,6 +53,17 @@ export function createTauriBackend(): Backend {
     },
     async onToolProgress(handler: (e: ToolProgress) => void): Promise<Unsubscribe> {
       return listen<ToolProgress>(EVENT_TOOL_PROGRESS, (e) => handler(e.payload));
+    },
+    setPolicy: (policy: Policy) => call<SessionInfo>('set_policy', { policy }),
+    startAgentTurn: (prompt) => call<number>('start_agent_turn', { prompt }),
+    stopAgentTurn: () => call<void>('stop_agent_turn'),
+    newConversation: (discardReason) => call<NewConversationOutcome>('new_conversation', { discardReason }),
+    getConversation: () => call<ConversationView>('get_conversation'),
+    getAgentSettings: () => call<AgentSettings>('get_agent_settings'),
+    saveAgentSettings: (s: AgentSettingsInput) =>
+      call<AgentSettings>('save_agent_settings', { baseUrl: s.baseUrl, model: s.model, apiKeyEnv: s.apiKeyEnv }),
+    async onAgentEvent(handler: (u: AgentUpdate) => void): Promise<Unsubscribe> {
+      return listen<AgentUpdate>(EVENT_AGENT, (e) => handler(e.payload));
     },
   };
 }

@@ -91,7 +91,12 @@ isTop: boolean, kind: ActionKind, counts: ActionCounts,
 /**
  * The tool call that produced it, when known (enables "Run the preview again").
  */
-origin: ToolCallInfo | null, };
+origin: ToolCallInfo | null, 
+/**
+ * Under the `human` policy: what an agent proposes for this action while it waits for
+ * the person (only ever on the top action).
+ */
+proposal: Proposal | null, };
 
 /**
  * Status of a pending action (SPEC §2).
@@ -116,6 +121,19 @@ export type ActionCounts = { files: number, added: number, removed: number, rena
  * A tool invocation, as recorded for re-running.
  */
 export type ToolCallInfo = { tool: string, params: unknown, };
+
+/**
+ * An agent's `resolve` call under the `human` policy: it proposes, the person decides.
+ */
+export type Proposal = { choice: ResolveChoice, reason: string, 
+/**
+ * The agent that proposed (an MCP client's name, or the model name); `null` when unknown.
+ */
+client: string | null, 
+/**
+ * The waiting call's id in the session transcript.
+ */
+callId: string, };
 
 /**
  * One row of `get_action_files`.
@@ -216,7 +234,20 @@ atMs: number, actionId: string,
 /**
  * Decided in an earlier session of this workspace (read from the decision journal).
  */
-earlierSession: boolean, };
+earlierSession: boolean, 
+/**
+ * Who decided: the person (Apply/Discard, or the human policy), an agent (the agent
+ * policy) or a script.
+ */
+decidedBy: Actor, 
+/**
+ * The agent that made the deciding `resolve` call (agent policy), when known.
+ */
+client: string | null, 
+/**
+ * When an agent asked first (human policy): what it proposed, and which agent.
+ */
+proposal: Proposal | null, };
 
 /**
  * One row of `list_tools`.
@@ -265,3 +296,117 @@ export type ScriptStep = {
  * 1-based line number in the script.
  */
 step: number, tool: string, isError: boolean, text: string, };
+
+/**
+ * Who made a call or a decision.
+ */
+export type Actor = "person" | "agent" | "script";
+
+/**
+ * Payload of the `agent-event` event, and one entry of [`ConversationView::updates`].
+ */
+export type AgentUpdate = { 
+/**
+ * The turn this event belongs to (returned by `start_agent_turn`): from 1, growing
+ * within the session (a new conversation does not restart it, so a late event of a
+ * replaced conversation is recognisable).
+ */
+turn: number, event: AgentEvent, };
+
+/**
+ * What the agent loop reports while a turn runs. `step` counts model requests in the turn,
+ * from 1. `turnDone` is always the last event of a turn.
+ */
+export type AgentEvent = { "kind": "prompt", text: string, } | { "kind": "textDelta", step: number, text: string, } | { "kind": "retrying", step: number, attempt: number, maxAttempts: number, delayMs: number, status: number, } | { "kind": "assistantMessage", step: number, content: string | null, toolCalls: Array<AgentToolCall>, } | { "kind": "toolCallStarted", step: number, callId: string, tool: string, 
+/**
+ * The parsed arguments, or the raw text when they are not valid JSON.
+ */
+arguments: unknown, } | { "kind": "waitingForPerson", step: number, callId: string, 
+/**
+ * What the model proposes (`null` when it wrote something else).
+ */
+proposedAction: ResolveChoice | null, proposedReason: string | null, 
+/**
+ * The action it waits on (the top of the stack).
+ */
+actionId: string | null, } | { "kind": "toolResult", step: number, callId: string, tool: string, isError: boolean, text: string, 
+/**
+ * Actions this call put on the stack (a preview); the UI links to their queue cards.
+ */
+pushedActionIds: Array<string>, 
+/**
+ * For a `resolve` call that decided: what, why and who.
+ */
+resolved: ResolvedInfo | null, } | { "kind": "error", code: AgentErrorCode, message: string, } | { "kind": "turnDone", outcome: TurnOutcome, steps: number, };
+
+/**
+ * One tool call of an assistant message.
+ */
+export type AgentToolCall = { id: string, name: string, 
+/**
+ * The argument text as the model wrote it.
+ */
+arguments: string, };
+
+/**
+ * What a `resolve` call decided.
+ */
+export type ResolvedInfo = { action: ResolveChoice, reason: string, label: string, actionId: string, 
+/**
+ * The person (human policy: the model proposed, the person decided) or the agent.
+ */
+decidedBy: Actor, };
+
+/**
+ * How a turn ended.
+ */
+export type TurnOutcome = "answered" | "waitingForPerson" | "cancelled" | "maxSteps" | "failed";
+
+/**
+ * Why a turn failed, for the UI to branch on (e.g. to offer the settings).
+ */
+export type AgentErrorCode = "unauthorized" | "modelNotFound" | "connectionRefused" | "connectTimeout" | "idleTimeout" | "connect" | "httpStatus" | "malformedResponse" | "providerError" | "streamBroken" | "truncated" | "config" | "maxSteps" | "other";
+
+/**
+ * Returned by `get_conversation`: the open session's conversation so far.
+ */
+export type ConversationView = { 
+/**
+ * The turn running now, if any.
+ */
+runningTurn: number | null, 
+/**
+ * Every update of this conversation in order (text deltas included).
+ */
+updates: Array<AgentUpdate>, };
+
+/**
+ * Returned by `new_conversation`.
+ */
+export type NewConversationOutcome = { 
+/**
+ * The result text of each pending action discarded first, top first.
+ */
+discarded: Array<string>, };
+
+/**
+ * The provider settings as the settings panel shows them (`get_agent_settings`,
+ * `save_agent_settings`). The API key itself never crosses: only whether it is set.
+ */
+export type AgentSettings = { 
+/**
+ * e.g. `https://api.openai.com/v1`; requests go to `{baseUrl}/chat/completions`.
+ */
+baseUrl: string, model: string, 
+/**
+ * The name of the environment variable holding the API key.
+ */
+apiKeyEnv: string, 
+/**
+ * Whether that variable is set (non-empty) in the app's environment.
+ */
+apiKeyIsSet: boolean, 
+/**
+ * Where the settings are saved (`<config>/resolve-desk/agent.json`).
+ */
+configPath: string, };
