@@ -1,12 +1,14 @@
-//! `rdesk mcp`'s pipe: the agent's stdio to the app's socket, byte for byte. When the desk
-//! closes while the agent is still connected, the bridge itself answers what follows: every
-//! tool call is a tool error saying that the desk is closed and how to reopen it.
+//! `rdesk mcp`'s pipe: the agent's stdio to the app's socket, line by line (MCP's stdio
+//! transport is one JSON-RPC message a line). When the desk closes or dies while the agent is
+//! still connected, the bridge itself answers the requests the desk left unanswered and every
+//! later one: a tool call is a tool error saying that the desk is closed and how to reopen it.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::sync::Mutex;
 
@@ -25,8 +27,47 @@ pub fn closed_desk_message(workspace: &Path) -> String {
     )
 }
 
-/// Pipes `reader`/`writer` (the agent's stdio) to the socket at `path` until the agent's
-/// input ends.
+/// The agent's requests the desk has not answered yet (so that a desk that goes away while a
+/// call waits — a `resolve` waiting for the person, a crash — still answers each of them once).
+#[derive(Default)]
+struct InFlight {
+    /// Request id (its JSON text) → the request line.
+    requests: HashMap<String, Vec<u8>>,
+    /// Set once the desk's side has ended: nothing more is sent to it.
+    desk_gone: bool,
+}
+
+/// `Some(id)` when `line` is a request (it has both an id and a method).
+fn request_id(line: &[u8]) -> Option<String> {
+    let msg: Value = serde_json::from_slice(line).ok()?;
+    msg.get("method")?;
+    Some(msg.get("id")?.to_string())
+}
+
+/// `Some(id)` when `line` is a response (an id and no method).
+fn response_id(line: &[u8]) -> Option<String> {
+    let msg: Value = serde_json::from_slice(line).ok()?;
+    if msg.get("method").is_some() {
+        return None;
+    }
+    Some(msg.get("id")?.to_string())
+}
+
+async fn send<W: AsyncWrite + Unpin>(writer: &Mutex<W>, bytes: &[u8]) -> bool {
+    let mut w = writer.lock().await;
+    w.write_all(bytes).await.is_ok() && w.flush().await.is_ok()
+}
+
+async fn send_closed_reply<W: AsyncWrite + Unpin>(writer: &Mutex<W>, line: &[u8], workspace: &Path) -> bool {
+    match closed_reply(line, workspace) {
+        Some(reply) => send(writer, format!("{reply}\n").as_bytes()).await,
+        None => true,
+    }
+}
+
+/// Pipes `reader`/`writer` (the agent's stdio) to the socket at `path`, line by line, until the
+/// agent's input ends. Every request gets exactly one answer: the desk's, or — when the desk
+/// closes or dies first — the bridge's closed-desk answer (nothing was applied).
 pub async fn bridge<R, W>(path: &Path, workspace: &Path, reader: R, writer: W) -> Result<(), BridgeError>
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -34,20 +75,36 @@ where
 {
     let stream =
         UnixStream::connect(path).await.map_err(|source| BridgeError::Connect { path: path.into(), source })?;
-    let (mut from_desk, mut to_desk) = stream.into_split();
+    let (from_desk, mut to_desk) = stream.into_split();
     let writer = Arc::new(Mutex::new(writer));
+    let in_flight = Arc::new(std::sync::Mutex::new(InFlight::default()));
 
-    let out_writer = writer.clone();
+    let (out_writer, out_flight, out_workspace) = (writer.clone(), in_flight.clone(), workspace.to_path_buf());
     let mut outward = tokio::spawn(async move {
-        let mut buf = vec![0u8; 64 * 1024];
+        let mut from_desk = BufReader::new(from_desk);
+        let mut line = Vec::new();
         loop {
-            let n = match from_desk.read(&mut buf).await {
+            line.clear();
+            match from_desk.read_until(b'\n', &mut line).await {
                 Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            let mut w = out_writer.lock().await;
-            if w.write_all(&buf[..n]).await.is_err() || w.flush().await.is_err() {
-                break;
+                Ok(_) => {}
+            }
+            if let Some(id) = response_id(&line) {
+                lock(&out_flight).requests.remove(&id);
+            }
+            if !send(&out_writer, &line).await {
+                return;
+            }
+        }
+        // The desk is gone: answer what it left unanswered.
+        let unanswered: Vec<Vec<u8>> = {
+            let mut flight = lock(&out_flight);
+            flight.desk_gone = true;
+            flight.requests.drain().map(|(_, line)| line).collect()
+        };
+        for line in unanswered {
+            if !send_closed_reply(&out_writer, &line, &out_workspace).await {
+                return;
             }
         }
     });
@@ -72,16 +129,24 @@ where
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        if desk_open && to_desk.write_all(&line).await.is_ok() {
+        let forwarded = {
+            let mut flight = lock(&in_flight);
+            if flight.desk_gone {
+                false
+            } else {
+                if let Some(id) = request_id(&line) {
+                    flight.requests.insert(id, line.clone());
+                }
+                true
+            }
+        };
+        // A request recorded above is answered by the desk or, if the write fails or the desk
+        // ends before answering, by the outward task's drain: exactly once either way.
+        if forwarded && to_desk.write_all(&line).await.is_ok() {
             continue;
         }
-        desk_open = false;
-        if let Some(reply) = closed_reply(&line, workspace) {
-            let mut w = writer.lock().await;
-            let out = format!("{reply}\n");
-            if w.write_all(out.as_bytes()).await.is_err() || w.flush().await.is_err() {
-                break;
-            }
+        if !forwarded && !send_closed_reply(&writer, &line, workspace).await {
+            break;
         }
     }
     // The agent is done: let the desk finish its answers, then stop.
@@ -90,6 +155,10 @@ where
         let _ = outward.await;
     }
     Ok(())
+}
+
+fn lock(m: &std::sync::Mutex<InFlight>) -> std::sync::MutexGuard<'_, InFlight> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The answer to one line once the desk is closed (`None` for notifications).
@@ -129,5 +198,59 @@ mod tests {
     #[test]
     fn notifications_get_no_answer_once_the_desk_closed() {
         assert!(closed_reply(br#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#, Path::new("/w")).is_none());
+    }
+
+    /// A desk that dies while a call waits (a `resolve` waiting for the person, then a crash or
+    /// a closed window) must not leave the agent waiting forever: the bridge answers the call.
+    #[tokio::test]
+    async fn a_call_in_flight_when_the_desk_dies_gets_the_closed_desk_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let sock = dir.path().join("desk.sock");
+        let listener = tokio::net::UnixListener::bind(&sock).unwrap();
+        let desk = tokio::spawn(async move {
+            let (stream, _) = listener.accept().await.unwrap();
+            let mut lines = BufReader::new(stream);
+            let mut first = Vec::new();
+            lines.read_until(b'\n', &mut first).await.unwrap();
+            let mut stream = lines.into_inner();
+            // It answers the ping, then reads the tool call and dies without answering.
+            stream.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n").await.unwrap();
+            let mut lines = BufReader::new(stream);
+            let mut call = Vec::new();
+            lines.read_until(b'\n', &mut call).await.unwrap();
+            (first, call)
+        });
+        let (agent_in, bridge_in) = tokio::io::duplex(4096);
+        let (bridge_out, agent_out) = tokio::io::duplex(4096);
+        let bridge = tokio::spawn(async move {
+            bridge(&sock, Path::new("/w"), bridge_in, bridge_out).await.map_err(|e| e.to_string())
+        });
+        let mut agent_in = agent_in;
+        let mut answers = BufReader::new(agent_out);
+        agent_in.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n").await.unwrap();
+        let mut line = String::new();
+        answers.read_line(&mut line).await.unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&line).unwrap()["id"], 1, "the desk's own answer passes through");
+        agent_in
+            .write_all(
+                b"{\"jsonrpc\":\"2.0\",\"id\":\"r2\",\"method\":\"tools/call\",\"params\":{\"name\":\"resolve\"}}\n",
+            )
+            .await
+            .unwrap();
+        let (_, call) = desk.await.unwrap();
+        assert!(String::from_utf8_lossy(&call).contains("\"r2\""), "the desk received the call before dying");
+        line.clear();
+        answers.read_line(&mut line).await.unwrap();
+        let reply: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(reply["id"], "r2");
+        assert_eq!(reply["result"]["isError"], true);
+        assert!(reply["result"]["content"][0]["text"].as_str().unwrap().contains("nothing was applied"), "{reply}");
+        // Later calls are answered by the bridge too, and the agent's end of input stops it.
+        agent_in.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{}}\n").await.unwrap();
+        line.clear();
+        answers.read_line(&mut line).await.unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&line).unwrap()["id"], 3);
+        drop(agent_in);
+        bridge.await.unwrap().unwrap();
     }
 }
