@@ -14,7 +14,7 @@ cargo test --workspace --quiet
 echo "== UI unit tests (vitest)"
 (cd ui && npm test --silent)
 
-echo "== end to end (real app under Xvfb)"
+echo "== end to end (real app under Xvfb; rdesk is the one cargo test built)"
 cargo build -p resolve-desk --quiet
-RESOLVE_DESK_BIN="$CARGO_TARGET_DIR/debug/resolve-desk" xvfb-run -a --server-args="-screen 0 1400x900x24" \
+RESOLVE_DESK_BIN="$CARGO_TARGET_DIR/debug/resolve-desk" RDESK_BIN="$CARGO_TARGET_DIR/debug/rdesk" xvfb-run -a --server-args="-screen 0 1400x900x24" \
   npm --prefix tests/e2e test --silent

@@ -5,18 +5,11 @@
 // Screenshots of the main states go to docs/screenshots/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
-import net from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { remote } from "webdriverio";
+import { freePort, root, startDriver, tempDir } from "./launch.js";
 import { startFakeLlm, textReply, toolCallReply } from "./fakeLlm.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "../..");
-const BIN = process.env.RESOLVE_DESK_BIN ?? path.join(root, "target/debug/resolve-desk");
 const SHOTS = path.join(root, "docs/screenshots");
 const WAIT = { timeout: 20000, interval: 100 };
 
@@ -24,44 +17,8 @@ let driver;
 let browser;
 let ws;
 let data;
-let port;
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
-}
-
-// Resolves once something accepts connections on the port (a condition, not a sleep).
-async function portOpen(p, deadline) {
-  for (;;) {
-    const ok = await new Promise((resolve) => {
-      const s = net.connect(p, "127.0.0.1", () => {
-        s.end();
-        resolve(true);
-      });
-      s.on("error", () => resolve(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`tauri-driver did not listen on ${p}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function startApp(args) {
-  return remote({
-    hostname: "127.0.0.1",
-    port,
-    logLevel: "warn",
-    connectionRetryCount: 1,
-    capabilities: { "tauri:options": { application: BIN, args } },
-  });
-}
+const startApp = (args) => driver.startApp(args);
 
 const cards = () => browser.$$('[data-testid="queue-card"]');
 const cardLabels = async () => {
@@ -75,11 +32,7 @@ const shot = (name) => browser.saveScreenshot(path.join(SHOTS, name));
 const within = (promise, ms, what) =>
   Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms))]);
 
-function freshShop() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rd-e2e-agent-ws-"));
-  fs.cpSync(path.join(root, "tests/fixtures/shop"), dir, { recursive: true });
-  return dir;
-}
+const freshShop = () => tempDir("rd-e2e-agent-ws-", "tests/fixtures/shop");
 
 // Fills the agent settings through the panel's Settings dialog.
 async function configureProvider(baseUrl) {
@@ -99,17 +52,10 @@ async function closeDialog(testid) {
 }
 
 before(async () => {
-  assert.ok(fs.existsSync(BIN), `app binary missing at ${BIN}; build it with cargo build -p resolve-desk`);
   fs.mkdirSync(SHOTS, { recursive: true });
-  ws = fs.mkdtempSync(path.join(os.tmpdir(), "rd-e2e-ws-"));
-  fs.cpSync(path.join(root, "tests/fixtures/shop"), ws, { recursive: true });
-  data = fs.mkdtempSync(path.join(os.tmpdir(), "rd-e2e-data-"));
-  port = await freePort();
-  const nativePort = await freePort();
-  driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  await portOpen(port, Date.now() + 20000);
+  ws = tempDir("rd-e2e-ws-", "tests/fixtures/shop");
+  data = tempDir("rd-e2e-data-");
+  driver = await startDriver();
   browser = await startApp([ws, "--script", path.join(root, "tests/fixtures/shop.jsonl"), "--data-dir", data]);
   await browser.setWindowSize(1400, 900).catch(() => {});
 });
@@ -239,7 +185,7 @@ test("the agent: a prompt, the model's preview, its proposal, and the person's A
     textReply("Done: src/apply.ts now logs through logger.debug."),
   ]);
   const agentWs = freshShop();
-  const config = fs.mkdtempSync(path.join(os.tmpdir(), "rd-e2e-config-"));
+  const config = tempDir("rd-e2e-config-");
   try {
     await browser.deleteSession();
     browser = await startApp([agentWs, "--data-dir", data, "--config-dir", config]);

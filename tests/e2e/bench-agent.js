@@ -8,66 +8,29 @@
 // fake OpenAI-compatible server (./fakeLlm.js). In the page a
 // MutationObserver notes the first frame after a queue card appears (Date.now(), the same
 // clock as the server's). Prints the median and every run.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
-import net from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { remote } from "webdriverio";
+import { appBinary, median, startDriver, tempDir, watchForCard } from "./launch.js";
 import { startFakeLlm, textReply, toolCallReply } from "./fakeLlm.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "../..");
-const BIN = process.env.RESOLVE_DESK_BIN ?? path.join(root, "target/debug/resolve-desk");
+const BIN = appBinary();
 const RUNS = Number(process.argv[2] ?? 10);
 const WAIT = { timeout: 60000, interval: 20 };
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function portOpen(p) {
-  for (;;) {
-    const ok = await new Promise((r) => {
-      const s = net.connect(p, "127.0.0.1", () => (s.end(), r(true)));
-      s.on("error", () => r(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
 const llm = await startFakeLlm();
-const ws = fs.mkdtempSync(path.join(os.tmpdir(), "rd-bench-agent-ws-"));
-fs.cpSync(path.join(root, "tests/fixtures/shop"), ws, { recursive: true });
-const data = fs.mkdtempSync(path.join(os.tmpdir(), "rd-bench-agent-data-"));
-const config = fs.mkdtempSync(path.join(os.tmpdir(), "rd-bench-agent-config-"));
+const ws = tempDir("rd-bench-agent-ws-", "tests/fixtures/shop");
+const data = tempDir("rd-bench-agent-data-");
+const config = tempDir("rd-bench-agent-config-");
 fs.mkdirSync(path.join(config, "resolve-desk"));
 fs.writeFileSync(
   path.join(config, "resolve-desk/agent.json"),
   JSON.stringify({ base_url: llm.baseUrl, model: "fake-model", api_key_env: "RD_BENCH_UNSET_KEY" }),
 );
-const port = await freePort();
-const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(await freePort())], { stdio: "ignore" });
-await portOpen(port);
+const driver = await startDriver({ bin: BIN, logLevel: "error", quiet: true });
 const times = [];
 let browser;
 try {
-  browser = await remote({
-    hostname: "127.0.0.1",
-    port,
-    logLevel: "error",
-    capabilities: { "tauri:options": { application: BIN, args: [ws, "--data-dir", data, "--config-dir", config] } },
-  });
+  browser = await driver.startApp([ws, "--data-dir", data, "--config-dir", config]);
   await browser.setWindowSize(1400, 900).catch(() => {});
   await browser.$('[data-testid="queue-empty"]').waitForDisplayed(WAIT);
   if (!(await browser.$('[data-testid="conversation-panel"]').isExisting())) await browser.$('[data-testid="agent-toggle"]').click();
@@ -75,16 +38,7 @@ try {
     llm.push(toolCallReply(`edit_${i}`, "ast_edit", { ops: [{ pat: "console.log($$$A)", out: "logger.debug($$$A)" }], lang: "ts", path: "src/apply.ts" }));
     llm.push(toolCallReply(`resolve_${i}`, "resolve", { action: "discard", reason: "benchmark run" }));
     llm.push(textReply("ok"));
-    await browser.execute(() => {
-      window.__cardAt = null;
-      const obs = new MutationObserver(() => {
-        if (document.querySelector('[data-testid="queue-card"]')) {
-          obs.disconnect();
-          requestAnimationFrame(() => (window.__cardAt = Date.now()));
-        }
-      });
-      obs.observe(document.body, { childList: true, subtree: true });
-    });
+    await watchForCard(browser);
     const sentBefore = llm.toolCallSentAt.length;
     await browser.$('[data-testid="prompt-input"]').setValue(`run ${i}`);
     await browser.$('[data-testid="send-button"]').click();

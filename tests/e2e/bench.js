@@ -5,44 +5,18 @@
 //
 // Each run starts the real app through tauri-driver + WebKitWebDriver (so times include the
 // WebDriver session set-up, an upper bound on what a person waits). Prints a Markdown table.
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
-import net from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { remote } from "webdriverio";
+import { appBinary, median, startDriver, tempDir } from "./launch.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "../..");
-const BIN = process.env.RESOLVE_DESK_BIN ?? path.join(root, "target/release/resolve-desk");
+const BIN = appBinary("release");
 const RUNS = Number(process.argv[2] ?? 3);
 const WAIT = { timeout: 120000, interval: 20 };
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function portOpen(p) {
-  for (;;) {
-    const ok = await new Promise((r) => {
-      const s = net.connect(p, "127.0.0.1", () => (s.end(), r(true)));
-      s.on("error", () => r(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 // A workspace of 1,000 TypeScript files with 5 console.log calls each.
 function bigWorkspace() {
-  const ws = fs.mkdtempSync(path.join(os.tmpdir(), "rd-bench-ws-"));
+  const ws = tempDir("rd-bench-ws-");
   for (let d = 0; d < 20; d++) {
     fs.mkdirSync(path.join(ws, `pkg${d}`));
     for (let f = 0; f < 50; f++) {
@@ -75,11 +49,9 @@ function rss(pid) {
   return { app: kib(pid), tree: tree.reduce((a, p) => a + kib(p), 0) };
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-async function measure(port, args, openBig) {
+async function measure(driver, args, openBig) {
   const t0 = performance.now();
-  const browser = await remote({ hostname: "127.0.0.1", port, logLevel: "error", capabilities: { "tauri:options": { application: BIN, args } } });
+  const browser = await driver.startApp(args);
   await browser.$('[data-testid="queue-card"]').waitForDisplayed(WAIT);
   const firstPaint = performance.now() - t0;
   const out = { firstPaint, label: await browser.$('[data-testid="queue-card"]').getAttribute("data-label") };
@@ -97,17 +69,15 @@ async function measure(port, args, openBig) {
   return out;
 }
 
-const port = await freePort();
-const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(await freePort())], { stdio: "ignore" });
-await portOpen(port);
-const data = fs.mkdtempSync(path.join(os.tmpdir(), "rd-bench-data-"));
+const driver = await startDriver({ bin: BIN, logLevel: "error", quiet: true });
+const data = tempDir("rd-bench-data-");
 const demo = [];
 const big = [];
 try {
-  for (let i = 0; i < RUNS; i++) demo.push(await measure(port, ["--data-dir", data], false));
+  for (let i = 0; i < RUNS; i++) demo.push(await measure(driver, ["--data-dir", data], false));
   for (let i = 0; i < RUNS; i++) {
     const { ws, script } = bigWorkspace();
-    big.push(await measure(port, [ws, "--script", script, "--data-dir", data], true));
+    big.push(await measure(driver, [ws, "--script", script, "--data-dir", data], true));
   }
 } finally {
   driver.kill();

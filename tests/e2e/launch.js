@@ -1,0 +1,93 @@
+// What every end-to-end test and app benchmark needs to start the real app: a free port,
+// tauri-driver on it, and a WebDriver session whose application is the Resolve Desk binary.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { remote } from "webdriverio";
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** The app binary: `RESOLVE_DESK_BIN`, else `target/<profile>/resolve-desk` of the checkout. */
+export const appBinary = (profile = "debug") =>
+  process.env.RESOLVE_DESK_BIN ?? path.join(root, `target/${profile}/resolve-desk`);
+
+/** The headless command (`rdesk`): `RDESK_BIN`, else beside the app binary. */
+export const rdeskBinary = () => process.env.RDESK_BIN ?? path.join(path.dirname(appBinary()), "rdesk");
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+// Resolves once something accepts connections on the port (a condition, not a sleep).
+async function portOpen(p, deadline) {
+  for (;;) {
+    const ok = await new Promise((resolve) => {
+      const s = net.connect(p, "127.0.0.1", () => {
+        s.end();
+        resolve(true);
+      });
+      s.on("error", () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`tauri-driver did not listen on ${p}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * Starts tauri-driver on a free port. Returns `{ startApp(args), kill() }`; `startApp` opens a
+ * WebDriver session running the app binary with `args` (one app at a time per driver).
+ */
+export async function startDriver({ bin = appBinary(), logLevel = "warn", quiet = false } = {}) {
+  if (!fs.existsSync(bin)) throw new Error(`app binary missing at ${bin}; build it with cargo build -p resolve-desk`);
+  const port = await freePort();
+  const nativePort = await freePort();
+  const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
+    stdio: quiet ? "ignore" : ["ignore", "inherit", "inherit"],
+  });
+  await portOpen(port, Date.now() + 20000);
+  return {
+    startApp: (args) =>
+      remote({
+        hostname: "127.0.0.1",
+        port,
+        logLevel,
+        connectionRetryCount: 1,
+        capabilities: { "tauri:options": { application: bin, args } },
+      }),
+    kill: () => driver.kill(),
+  };
+}
+
+/** A fresh temporary folder (`prefix` names it), optionally a copy of `fixture` (relative to the checkout). */
+export function tempDir(prefix, fixture) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  if (fixture) fs.cpSync(path.join(root, fixture), dir, { recursive: true });
+  return dir;
+}
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** In the page: notes (Date.now()) the first frame painted after a queue card appears, in `window.__cardAt`. */
+export function watchForCard(browser) {
+  return browser.execute(() => {
+    window.__cardAt = null;
+    const obs = new MutationObserver(() => {
+      if (document.querySelector('[data-testid="queue-card"]')) {
+        obs.disconnect();
+        requestAnimationFrame(() => (window.__cardAt = Date.now()));
+      }
+    });
+    obs.observe(document.body, { childList: true, subtree: true });
+  });
+}

@@ -1,0 +1,177 @@
+// End to end: a coding agent's MCP client (the official TypeScript SDK, spawning the real
+// `rdesk mcp --workspace DIR` over stdio) joins the real app that has DIR open. Its preview
+// lands in the window's queue, its `resolve` waits while the person reads, the person clicks
+// Apply in the window, and the client receives the person's decision and reason. Closing the
+// window while the agent waits applies nothing and tells the agent.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { rdeskBinary, root, startDriver, tempDir } from "./launch.js";
+
+const SHOTS = path.join(root, "docs/screenshots");
+const WAIT = { timeout: 20000, interval: 100 };
+const REMINDER = "This is a preview. Call the resolve tool to apply or discard these changes.";
+// The three rewrites of tests/fixtures/shop.jsonl, one file each.
+const EDIT = { ops: [{ pat: "console.log($$$A)", out: "logger.debug($$$A)" }], lang: "ts", path: "src/apply.ts" };
+const WARN_EDIT = { ops: [{ pat: "console.warn($$$A)", out: "logger.warn($$$A)" }], lang: "ts", path: "src/discard.ts" };
+const RENAME_EDIT = { ops: [{ pat: "oldName($A)", out: "newName($A)" }], lang: "ts", path: "src/stale.ts" };
+
+let driver;
+let browser;
+let ws;
+let runtime;
+
+const cards = () => browser.$$('[data-testid="queue-card"]');
+const waitForCards = (n) =>
+  browser.waitUntil(async () => (await cards()).length === n, { ...WAIT, timeoutMsg: `expected ${n} queue cards` });
+
+// The card's "by <client>" line (its text node: WebKitWebDriver's getText is empty for this
+// ellipsis-styled span although the screenshots show it).
+const pushedBy = async (card) => ((await card.$('[data-testid="pushed-by"]').getProperty("textContent")) ?? "").trim();
+
+// Resolves once `check()` holds (polled; a condition, not a sleep).
+async function until(check, what, timeout = WAIT.timeout) {
+  const deadline = Date.now() + timeout;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** An MCP client named `name` joined to the open window through `rdesk mcp --workspace`. */
+async function agent(name) {
+  const client = new Client({ name, version: "1.0.0" });
+  const listChanged = { count: 0 };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    listChanged.count += 1;
+  });
+  const transport = new StdioClientTransport({
+    command: rdeskBinary(),
+    args: ["mcp", "--workspace", ws],
+    // The app under test must be the one joined: never start another desk.
+    env: { ...process.env, RESOLVE_DESK_BIN: "/bin/false" },
+    stderr: "inherit",
+  });
+  await client.connect(transport);
+  return { client, listChanged };
+}
+
+const toolNames = async (client) => (await client.listTools()).tools.map((t) => t.name);
+const textOf = (result) => result.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+
+before(async () => {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  ws = tempDir("rd-e2e-mcp-ws-", "tests/fixtures/shop");
+  // The app and `rdesk mcp` meet on a socket under the runtime directory: a private one here.
+  runtime = tempDir("rd-e2e-mcp-run-");
+  fs.chmodSync(runtime, 0o700);
+  process.env.XDG_RUNTIME_DIR = runtime;
+  driver = await startDriver();
+  browser = await driver.startApp([ws, "--data-dir", tempDir("rd-e2e-mcp-data-")]);
+  await browser.setWindowSize(1400, 900).catch(() => {});
+  await browser.$('[data-testid="queue-empty"]').waitForDisplayed(WAIT);
+  const sockets = path.join(runtime, "resolve-desk");
+  await until(() => fs.existsSync(sockets) && fs.readdirSync(sockets).some((f) => f.endsWith(".sock")), "the app's MCP socket");
+});
+
+after(async () => {
+  await browser?.deleteSession().catch(() => {});
+  driver?.kill();
+});
+
+test("an MCP client's preview waits in the window, and the person's Apply is its answer", async () => {
+  const { client, listChanged } = await agent("e2e-agent");
+  try {
+    assert.ok(!(await toolNames(client)).includes("resolve"), "resolve is offered only while something is pending");
+    const before = fs.readFileSync(path.join(ws, "src/apply.ts"), "utf8");
+
+    const preview = await client.callTool({ name: "ast_edit", arguments: EDIT });
+    assert.notEqual(preview.isError, true, textOf(preview));
+    assert.ok(textOf(preview).trimEnd().endsWith(REMINDER), textOf(preview));
+    await waitForCards(1);
+    await browser.saveScreenshot(path.join(SHOTS, "mcp-queue.png"));
+    const card = (await cards())[0];
+    assert.equal(await card.getAttribute("data-label"), "AST Edit: 3 replacements in 1 file");
+    assert.match(await pushedBy(card), /by e2e-agent/);
+    await until(() => listChanged.count > 0, "notifications/tools/list_changed");
+    assert.ok((await toolNames(client)).includes("resolve"));
+
+    const progress = [];
+    const answer = client.callTool({ name: "resolve", arguments: { action: "apply", reason: "Only logging changes." } }, undefined, {
+      timeout: 120000,
+      resetTimeoutOnProgress: true,
+      onprogress: (p) => progress.push(p),
+    });
+    const proposal = await browser.$('[data-testid="proposal-text"]');
+    await proposal.waitForDisplayed(WAIT);
+    assert.match(await proposal.getText(), /e2e-agent proposes: Apply — “Only logging changes\.”/);
+    // The engine reports progress every 10 s while the person reads: clients with request
+    // time-outs keep waiting.
+    await until(() => progress.length > 0, "a progress notification during the wait", 30000);
+    assert.equal(fs.readFileSync(path.join(ws, "src/apply.ts"), "utf8"), before, "nothing is written while the person reads");
+    await browser.saveScreenshot(path.join(SHOTS, "mcp-proposal.png"));
+
+    await browser.$('[data-testid="reason-input"]').setValue("Read the diff in the window");
+    const apply = await browser.$('[data-testid="apply-button"]');
+    await browser.waitUntil(() => apply.isEnabled(), WAIT);
+    await apply.click();
+    const result = await answer;
+    assert.notEqual(result.isError, true, textOf(result));
+    assert.match(textOf(result), /Decided by the person: applied\. Reason: Read the diff in the window/);
+    assert.match(fs.readFileSync(path.join(ws, "src/apply.ts"), "utf8"), /logger\.debug\("greeting", name\);/);
+    await waitForCards(0);
+
+    await browser.$('[data-testid="history-button"]').click();
+    const who = await browser.$('[data-testid="history-who"]');
+    await who.waitForDisplayed(WAIT);
+    assert.match(await who.getText(), /Decided by the person; asked by e2e-agent, which proposed Apply/);
+    await browser.keys("Escape");
+    await who.waitForDisplayed({ ...WAIT, reverse: true });
+  } finally {
+    await client.close();
+  }
+});
+
+test("two MCP clients share the window's stack: LIFO across both, each card names its client", async () => {
+  const one = await agent("agent-one");
+  const two = await agent("agent-two");
+  try {
+    const first = await one.client.callTool({ name: "ast_edit", arguments: WARN_EDIT });
+    assert.notEqual(first.isError, true, textOf(first));
+    await waitForCards(1);
+    const second = await two.client.callTool({ name: "ast_edit", arguments: RENAME_EDIT });
+    assert.notEqual(second.isError, true, textOf(second));
+    await waitForCards(2);
+    const who = [];
+    for (const c of await cards()) who.push(await pushedBy(c));
+    assert.deepEqual(who, ["by agent-two", "by agent-one"], "the newest preview is on top");
+    await browser.saveScreenshot(path.join(SHOTS, "mcp-two-agents.png"));
+  } finally {
+    await one.client.close();
+    await two.client.close();
+  }
+});
+
+test("closing the window while an agent waits applies nothing and tells the agent", async () => {
+  const { client } = await agent("e2e-agent");
+  const stale = fs.readFileSync(path.join(ws, "src/stale.ts"), "utf8");
+  const answer = client.callTool({ name: "resolve", arguments: { action: "apply", reason: "go" } }, undefined, {
+    timeout: 120000,
+    resetTimeoutOnProgress: true,
+  });
+  await browser.$('[data-testid="proposal-text"]').waitForDisplayed(WAIT);
+  await browser.deleteSession();
+  browser = undefined;
+  const result = await answer;
+  assert.equal(result.isError, true, "the waiting resolve ends with an error");
+  assert.match(textOf(result), /nothing was applied|closed/i);
+  assert.equal(fs.readFileSync(path.join(ws, "src/stale.ts"), "utf8"), stale, "nothing applied");
+  const later = await client.callTool({ name: "ast_edit", arguments: EDIT });
+  assert.equal(later.isError, true);
+  assert.match(textOf(later), /resolve-desk /, "later calls say how to reopen the desk");
+  await client.close();
+});
