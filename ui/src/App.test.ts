@@ -2,13 +2,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import App from './App.svelte';
-import { FakeBackend } from './ipc/fakeBackend';
+import { FakeBackend } from './test/fakeBackend';
+import { reviewScenario } from './test/scenarios';
 import type { QueueChanged, ToolProgress, ToolRunOutcome } from './ipc/backend';
 
 afterEach(() => cleanup());
 
 async function setup(options: ConstructorParameters<typeof FakeBackend>[0] = {}) {
-  const backend = new FakeBackend({ latencyMs: 0, ...options });
+  const backend = new FakeBackend({ latencyMs: 0, scenario: reviewScenario(), ...options });
   const user = userEvent.setup();
   render(App, { backend });
   await waitFor(() => expect(screen.getAllByTestId('queue-card').length).toBe(4));
@@ -123,7 +124,7 @@ describe('decision panel', () => {
     await user.click(screen.getByRole('button', { name: 'Looks correct' }));
     await user.click(screen.getByTestId('apply-button'));
     expect(spy).toHaveBeenCalledWith('apply', 'Looks correct', topId);
-    await waitFor(() => expect(screen.getByTestId('result-banner')).toHaveTextContent('Applied 3 replacements in 2 files.'));
+    await waitFor(() => expect(screen.getByTestId('result-banner')).toHaveTextContent('Applied: AST Edit: 3 replacements in 2 files.'));
     await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(3));
     expect(screen.getAllByTestId('queue-card')[0]!.dataset.actionId).not.toBe(topId);
     expect(screen.getByTestId('reason-input')).toHaveValue('');
@@ -156,7 +157,7 @@ describe('decision panel', () => {
     await user.click(screen.getByRole('button', { name: 'Not needed' }));
     await user.click(screen.getByTestId('discard-button'));
     await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(3));
-    await waitFor(() => expect(screen.getByTestId('stale-files')).toHaveTextContent('assets/img_002.PNG'));
+    await waitFor(() => expect(screen.getByTestId('stale-files')).toHaveTextContent('assets/img_001.PNG'));
     expect(screen.getByTestId('rerun-button')).toBeEnabled();
     expect(screen.getAllByTestId('rename-row').length).toBeGreaterThan(0);
     await user.click(screen.getByTestId('rerun-button'));
@@ -221,7 +222,9 @@ describe('history and tools', () => {
     await user.click(screen.getByTestId('history-button'));
     const headers = screen.getAllByTestId('history-header').map((h) => h.textContent?.replace(/\s+/g, ' ').trim());
     expect(headers[0]).toBe('Accept: 3 replacements in 2 files [AST Edit]');
-    expect(headers[1]).toMatch(/^Discard: /);
+    expect(headers.slice(1), 'then the earlier entries (history.json)').toEqual([
+      'Accept: 3 replacements in 2 files [AST Edit]', 'Failed: Changelog entry for 2.4.0 [custom_tool]', 'Discard: 2 files [Batch rename]',
+    ]);
   });
 
   it('runs a tool from the generated form and shows the result', async () => {
@@ -236,7 +239,7 @@ describe('history and tools', () => {
   });
 
   it('shows only the progress events of the run in flight and clears them when it ends', async () => {
-    const backend = new FakeBackend({ latencyMs: 0 });
+    const backend = new FakeBackend({ latencyMs: 0, scenario: reviewScenario() });
     let emit: (e: ToolProgress) => void = () => {};
     vi.spyOn(backend, 'onToolProgress').mockImplementation(async (h) => {
       emit = h;
@@ -298,7 +301,7 @@ describe('one Apply, one refresh', () => {
   });
 
   it('reads them once when queue-changed arrives after the resolve returned', async () => {
-    const backend = new FakeBackend({ latencyMs: 0 });
+    const backend = new FakeBackend({ latencyMs: 0, scenario: reviewScenario() });
     // Hold the events back and deliver them after the resolve's own refresh (as the
     // Tauri event channel may).
     const held: QueueChanged[] = [];

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import RunScriptDialog from './RunScriptDialog.svelte';
-import { FakeBackend } from '../ipc/fakeBackend';
+import { FakeBackend } from '../test/fakeBackend';
 import { parseScriptLine, runnableLines } from '../lib/script';
 
 const EDIT = (pat: string) => JSON.stringify({ tool: 'ast_edit', params: { ops: [{ pat, out: 'logger.info($A)' }], path: 'src' } });
@@ -88,6 +88,17 @@ describe('RunScriptDialog', () => {
 
   it('runs all at once, or the rest after stepping, through run_script', async () => {
     const { runScript, runTool, user } = setup(`# c\n${EDIT('console.log($A)')}\n${EDIT('console.warn($A)')}\n{"tool":"nope"}\n`);
+    // What run_script answers (the double parses nothing): all three lines, then the rest.
+    runScript
+      .mockResolvedValueOnce([
+        { step: 2, tool: 'ast_edit', isError: false, text: 'Preview 1. This is a preview.' },
+        { step: 3, tool: 'ast_edit', isError: false, text: 'Preview 2. This is a preview.' },
+        { step: 4, tool: 'nope', isError: true, text: 'Unknown tool: nope' },
+      ])
+      .mockResolvedValueOnce([
+        { step: 3, tool: 'ast_edit', isError: false, text: 'Preview 2. This is a preview.' },
+        { step: 4, tool: 'nope', isError: true, text: 'Unknown tool: nope' },
+      ]);
     await user.click(screen.getByTestId('script-run'));
     await waitFor(() => expect(screen.getAllByTestId('script-step')).toHaveLength(3));
     expect(screen.getAllByTestId('script-step').map((s) => s.dataset.line)).toEqual(['2', '3', '4']);
@@ -104,11 +115,12 @@ describe('RunScriptDialog', () => {
     const rest = runScript.mock.calls[1]![0].split('\n');
     expect(rest[1], 'the line already stepped is not run again').toBe('');
     expect(rest[2]).toBe(EDIT('console.warn($A)'));
-    expect(runTool, 'run all: 3 lines; step: line 2; the rest: lines 3 and 4').toHaveBeenCalledTimes(3 + 1 + 2);
+    expect(runTool, 'step: line 2').toHaveBeenCalledTimes(1);
   });
 
   it('shows a run_script rejection', async () => {
-    const { user } = setup(`${EDIT('console.log($A)')}\n[1]\n`);
+    const { runScript, user } = setup(`${EDIT('console.log($A)')}\n[1]\n`);
+    runScript.mockRejectedValueOnce({ code: 'invalidParams', message: 'line 2: expected an object like {"tool": "resolve", "params": {...}}, got an array; the steps before it ran.' });
     await user.click(screen.getByTestId('script-run'));
     await waitFor(() => expect(screen.getByTestId('script-error')).toHaveTextContent('line 2: expected an object'));
     expect(within(screen.getByTestId('run-script-form')).queryByTestId('script-steps')).toBeNull();
