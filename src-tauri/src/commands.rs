@@ -152,6 +152,7 @@ pub async fn run_script(state: State<'_, AppState>, text: String) -> Result<Vec<
     resolve_agent::run_script(&session, Actor::Script, text.as_bytes(), |r| {
         steps.push(wire::ScriptStep {
             step: r.step as u32,
+            line: r.line as u32,
             tool: r.tool.clone(),
             is_error: r.is_error,
             text: r.text.clone(),

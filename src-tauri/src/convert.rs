@@ -60,15 +60,20 @@ pub fn action_summary(info: &ActionInfo, action: Option<&PendingAction>, is_top:
     } else {
         (wire::ActionKind::Custom, wire::ActionCounts::default())
     };
+    let (badge, summary) = label_parts(&info.label);
     wire::ActionSummary {
         id: info.id.clone(),
         label: info.label.clone(),
+        badge,
+        summary,
         source_tool_name: info.source_tool_name.clone(),
         pushed_by: info.pushed_by.clone(),
         created_at_ms: millis(info.created_at),
         status: status(&info.status),
         is_top,
         kind,
+        files_text: engine::plural(counts.files as usize, "file", "files"),
+        renames_text: engine::plural(counts.renames as usize, "rename", "renames"),
         counts,
         origin: info.origin.as_ref().map(|o| wire::ToolCallInfo { tool: o.tool.clone(), params: o.params.clone() }),
         proposal: info.proposal.as_ref().map(proposal),
@@ -94,6 +99,7 @@ pub fn file_entry(f: &engine::FileSummary) -> wire::FileEntry {
             "renamed" => wire::FileChange::Renamed,
             _ => wire::FileChange::Modified,
         },
+        language: language_of(&f.path),
         binary: f.binary,
         too_large: f.too_large,
         added: f.added,
@@ -152,33 +158,24 @@ pub fn file_diff(d: engine::FileDiff) -> wire::FileDiff {
     }
 }
 
-/// The highlighter's language name for a path, by extension.
+/// The highlighter's language id for a path (the engine's table).
 pub fn language_of(path: &str) -> Option<String> {
-    let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
-    let lang = match ext.as_str() {
-        "ts" | "mts" | "cts" | "tsx" => "typescript",
-        "js" | "mjs" | "cjs" | "jsx" => "javascript",
-        "rs" => "rust",
-        "py" => "python",
-        "json" => "json",
-        "css" => "css",
-        "html" | "htm" | "xml" | "svg" => "xml",
-        "md" => "markdown",
-        "go" => "go",
-        "java" => "java",
-        "c" | "h" => "c",
-        "cpp" | "cc" | "hpp" => "cpp",
-        "sh" | "bash" => "bash",
-        "yml" | "yaml" => "yaml",
-        _ => return None,
-    };
-    Some(lang.to_string())
+    engine::language_for_path(path).map(str::to_string)
+}
+
+/// A label as (badge, summary), by the engine's rule.
+pub fn label_parts(label: &str) -> (Option<String>, String) {
+    let (badge, summary) = engine::label_parts(label);
+    (badge.map(str::to_string), summary.to_string())
 }
 
 pub fn history_entry(h: &engine::HistoryEntry) -> wire::HistoryEntry {
+    let (badge, summary) = label_parts(&h.details.label);
     wire::HistoryEntry {
         action: resolve_choice(h.details.action),
         label: h.details.label.clone(),
+        badge,
+        summary,
         source_tool_name: h.details.source_tool_name.clone(),
         reason: h.details.reason.clone(),
         text: h.text.clone(),
@@ -224,9 +221,12 @@ pub fn decision(workspace: &str, h: &engine::HistoryEntry) -> resolve_journal::D
 
 /// A journal row as a history entry.
 pub fn journal_entry(d: &resolve_journal::Decision, earlier_session: bool) -> wire::HistoryEntry {
+    let (badge, summary) = label_parts(&d.label);
     wire::HistoryEntry {
         action: if d.action == "discard" { wire::ResolveChoice::Discard } else { wire::ResolveChoice::Apply },
         label: d.label.clone(),
+        badge,
+        summary,
         source_tool_name: d.source_tool_name.clone(),
         reason: d.reason.clone(),
         text: d.text.clone(),
@@ -358,10 +358,13 @@ fn resolved_info(details: &serde_json::Value) -> Option<wire::ResolvedInfo> {
         Some("script") => wire::Actor::Script,
         _ => wire::Actor::Agent,
     };
+    let (badge, summary) = label_parts(&d.label);
     Some(wire::ResolvedInfo {
         action: resolve_choice(d.action),
         reason: d.reason,
         label: d.label,
+        badge,
+        summary,
         action_id: d.action_id,
         decided_by,
     })
@@ -452,5 +455,14 @@ mod tests {
     fn languages_follow_extensions() {
         assert_eq!(language_of("src/a.TS").as_deref(), Some("typescript"));
         assert_eq!(language_of("Makefile"), None);
+    }
+
+    #[test]
+    fn labels_reach_the_wire_split() {
+        assert_eq!(
+            label_parts("AST Edit: 1 replacement in 1 file"),
+            (Some("AST Edit".into()), "1 replacement in 1 file".into())
+        );
+        assert_eq!(label_parts("Changelog entry"), (None, "Changelog entry".into()));
     }
 }

@@ -47,6 +47,10 @@ pub struct PendingSummary {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StepReport {
     pub step: usize,
+    /// The 1-based line of the script the step came from (not printed by `rdesk run`, whose
+    /// output format is fixed; the app shows it).
+    #[serde(skip)]
+    pub line: usize,
     pub tool: String,
     pub is_error: bool,
     pub text: String,
@@ -89,11 +93,12 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-/// Runs one call and reports it with the stack after it.
-pub async fn run_step(session: &Session, actor: Actor, step: usize, line: &ScriptLine) -> StepReport {
+/// Runs one call (from line `line_no` of its script) and reports it with the stack after it.
+pub async fn run_step(session: &Session, actor: Actor, step: usize, line_no: usize, line: &ScriptLine) -> StepReport {
     let result = session.call(actor, &line.tool, line.params.clone()).await;
     StepReport {
         step,
+        line: line_no,
         tool: line.tool.clone(),
         is_error: result.is_error,
         text: result.text_content(),
@@ -130,7 +135,7 @@ pub async fn run_script<R: BufRead>(
         let line = line?;
         let Some(parsed) = parse_line(i + 1, &line)? else { continue };
         step += 1;
-        let report = run_step(session, actor, step, &parsed).await;
+        let report = run_step(session, actor, step, i + 1, &parsed).await;
         on_step(&report);
     }
     Ok(step)
@@ -179,6 +184,8 @@ mod tests {
         let n = run_script(&s, Actor::Script, script.as_bytes(), |r| reports.push(r.clone())).await.unwrap();
         assert_eq!(n, 2);
         assert_eq!(reports[0].step, 1);
+        assert_eq!(reports[0].line, 2, "the step came from line 2 (line 1 is a comment)");
+        assert_eq!((reports[1].step, reports[1].line), (2, 4), "blank lines count as lines, not steps");
         assert_eq!(reports[0].text, "Applied: two.");
         assert_eq!(reports[0].pending.len(), 1);
         assert_eq!(reports[0].pending[0].label, "one");

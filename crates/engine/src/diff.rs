@@ -50,6 +50,34 @@ pub struct FileDiff {
     pub removed: u32,
 }
 
+/// The syntax highlighter's language id for a path, from its extension (case-insensitive);
+/// `None` when the extension is not in the table or the name has none (`Makefile`,
+/// `.gitignore`). The ids are the ones the UI's highlighter registers or may register.
+pub fn language_for_path(path: &str) -> Option<&'static str> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let (stem, ext) = name.rsplit_once('.')?;
+    if stem.is_empty() {
+        return None;
+    }
+    Some(match ext.to_ascii_lowercase().as_str() {
+        "ts" | "tsx" | "mts" | "cts" => "typescript",
+        "js" | "jsx" | "mjs" | "cjs" => "javascript",
+        "rs" => "rust",
+        "py" | "pyi" => "python",
+        "json" | "jsonc" => "json",
+        "css" => "css",
+        "html" | "htm" | "xml" | "svg" | "svelte" | "vue" => "xml",
+        "md" | "markdown" => "markdown",
+        "go" => "go",
+        "java" => "java",
+        "c" | "h" => "c",
+        "cpp" | "cc" | "hpp" => "cpp",
+        "sh" | "bash" => "bash",
+        "yml" | "yaml" => "yaml",
+        _ => return None,
+    })
+}
+
 /// True when the bytes look binary (a NUL in the first 8 KiB) or are not UTF-8.
 pub fn is_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8192)].contains(&0) || std::str::from_utf8(bytes).is_err()
@@ -185,6 +213,17 @@ pub(crate) fn human_bytes(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn languages_follow_extensions() {
+        assert_eq!(language_for_path("src/a.TS"), Some("typescript"));
+        assert_eq!(language_for_path("ui/App.svelte"), Some("xml"));
+        assert_eq!(language_for_path("stubs/x.pyi"), Some("python"));
+        assert_eq!(language_for_path("src/main.rs"), Some("rust"));
+        assert_eq!(language_for_path("Makefile"), None);
+        assert_eq!(language_for_path("dir.d/.gitignore"), None);
+        assert_eq!(language_for_path("notes.txt"), None);
+    }
 
     #[test]
     fn hunks_have_numbers_counts_and_word_emphasis() {

@@ -241,9 +241,16 @@ pub fn render_resolve_header(details: &ResolveDetails, is_error: bool, text: &st
 
 /// Splits `Source: summary` into (badge, summary); without `": "`, (fallback, label).
 pub fn split_label<'a>(label: &'a str, fallback_source: &'a str) -> (&'a str, &'a str) {
+    let (badge, summary) = label_parts(label);
+    (badge.unwrap_or(fallback_source), summary)
+}
+
+/// The label rule (SPEC §4): `Source: summary` splits at the first `": "` into a badge and a
+/// summary, both non-empty; any other label has no badge and is its own summary.
+pub fn label_parts(label: &str) -> (Option<&str>, &str) {
     match label.split_once(": ") {
-        Some((badge, summary)) if !badge.is_empty() && !summary.is_empty() => (badge, summary),
-        _ => (fallback_source, label),
+        Some((badge, summary)) if !badge.is_empty() && !summary.is_empty() => (Some(badge), summary),
+        _ => (None, label),
     }
 }
 
@@ -267,6 +274,15 @@ mod tests {
         assert_eq!(render_resolve_header(&d, false, ""), "Accept: 3 replacements in 2 files: ok [AST Edit]");
         let d = details(ResolveAction::Discard, "rename things");
         assert_eq!(render_resolve_header(&d, false, ""), "Discard: rename things [ast_edit]");
+    }
+
+    #[test]
+    fn labels_split_at_the_first_colon_space_only_when_both_parts_are_there() {
+        assert_eq!(label_parts("AST Edit: 3 replacements: ok"), (Some("AST Edit"), "3 replacements: ok"));
+        assert_eq!(label_parts("Changelog entry for 2.4.0"), (None, "Changelog entry for 2.4.0"));
+        assert_eq!(label_parts(": no badge"), (None, ": no badge"));
+        assert_eq!(label_parts("Nothing after: "), (None, "Nothing after: "));
+        assert_eq!(label_parts("time 10:30"), (None, "time 10:30"));
     }
 
     #[test]

@@ -107,6 +107,10 @@ pub struct ResolvedInfo {
     pub action: ResolveChoice,
     pub reason: String,
     pub label: String,
+    /// The label's badge (see [`crate::ActionSummary::badge`]); `null` when it has none.
+    pub badge: Option<String>,
+    /// The label without its badge.
+    pub summary: String,
     pub action_id: String,
     /// The person (human policy: the model proposed, the person decided) or the agent.
     pub decided_by: Actor,

@@ -13,6 +13,9 @@ pub struct FileEntry {
     /// Set for renamed files.
     pub old_path: Option<String>,
     pub change: FileChange,
+    /// The highlighter's language id for the path (e.g. `typescript`), from the engine's
+    /// table; `null` when the extension is not known.
+    pub language: Option<String>,
     pub binary: bool,
     pub too_large: bool,
     pub added: u32,
@@ -34,7 +37,7 @@ pub enum FileChange {
 pub struct FileDiff {
     pub path: String,
     pub old_path: Option<String>,
-    /// A highlight.js language name guessed from the extension, if any.
+    /// The highlighter's language id for the path (the same as [`FileEntry::language`]).
     pub language: Option<String>,
     /// Set instead of hunks for binary or too-large files.
     pub summary: Option<String>,

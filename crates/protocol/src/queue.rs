@@ -25,6 +25,11 @@ pub struct ActionSummary {
     pub id: String,
     /// Short summary, e.g. `AST Edit: 3 replacements in 2 files`.
     pub label: String,
+    /// The label's source part before the first `": "` (`AST Edit`); `null` when the label
+    /// has none. Split by the engine's rule (SPEC §4), so the UI never parses labels.
+    pub badge: Option<String>,
+    /// The label without its badge (`3 replacements in 2 files`), or the whole label.
+    pub summary: String,
     /// The producing tool (`custom_tool` when a custom tool omits it).
     pub source_tool_name: String,
     /// Who pushed it: the agent's client name (an MCP client's name from `initialize`, or the
@@ -38,6 +43,10 @@ pub struct ActionSummary {
     pub is_top: bool,
     pub kind: ActionKind,
     pub counts: ActionCounts,
+    /// `counts.files` as words: `1 file`, `3 files`.
+    pub files_text: String,
+    /// `counts.renames` as words: `1 rename`, `0 renames`.
+    pub renames_text: String,
     /// The tool call that produced it, when known (enables "Run the preview again").
     pub origin: Option<ToolCallInfo>,
     /// Under the `human` policy: what an agent proposes for this action while it waits for

@@ -46,6 +46,10 @@ pub struct ResolveDetails {
 pub struct HistoryEntry {
     pub action: ResolveChoice,
     pub label: String,
+    /// The label's badge (see [`crate::ActionSummary::badge`]); `null` when it has none.
+    pub badge: Option<String>,
+    /// The label without its badge.
+    pub summary: String,
     pub source_tool_name: String,
     pub reason: String,
     /// The result text shown to the agent.

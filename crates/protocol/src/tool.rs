@@ -48,8 +48,10 @@ pub struct ToolProgress {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ScriptStep {
-    /// 1-based line number in the script.
+    /// 1-based count of the steps run (blank and comment lines are not steps).
     pub step: u32,
+    /// 1-based line of the script text this step came from.
+    pub line: u32,
     pub tool: String,
     pub is_error: bool,
     pub text: String,

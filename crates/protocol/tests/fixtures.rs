@@ -70,6 +70,14 @@ fn queue_snapshot_fixture_round_trips_top_first() {
     let proposal = q.actions[0].proposal.as_ref().expect("the top action carries the agent's proposal");
     assert_eq!(proposal.choice, ResolveChoice::Apply);
     assert!(q.actions[1..].iter().all(|a| a.proposal.is_none()), "only the top action can have a proposal");
+    for a in &q.actions {
+        let joined = match &a.badge {
+            Some(badge) => format!("{badge}: {}", a.summary),
+            None => a.summary.clone(),
+        };
+        assert_eq!(joined, a.label, "badge and summary are the label split once");
+    }
+    assert!(q.actions.iter().any(|a| a.badge.is_none()), "a label without `Source: ` has no badge");
 }
 
 #[test]
@@ -148,7 +156,8 @@ fn tool_fixtures_round_trip() {
     let tools: Vec<ToolInfo> = round_trip("tools.json");
     assert!(tools.iter().any(|t| t.name == "resolve" && t.hidden), "resolve is hidden");
     let _: ToolRunOutcome = round_trip("tool_run_outcome.json");
-    let _: Vec<ScriptStep> = round_trip("script_steps.json");
+    let steps: Vec<ScriptStep> = round_trip("script_steps.json");
+    assert!(steps.iter().any(|s| s.line != s.step), "a step's line is its place in the script, not its count");
     let err: IpcError = round_trip("ipc_error.json");
     assert_eq!(err.code, IpcErrorCode::IdMismatch);
 }

@@ -72,6 +72,15 @@ id: string,
  */
 label: string, 
 /**
+ * The label's source part before the first `": "` (`AST Edit`); `null` when the label
+ * has none. Split by the engine's rule (SPEC §4), so the UI never parses labels.
+ */
+badge: string | null, 
+/**
+ * The label without its badge (`3 replacements in 2 files`), or the whole label.
+ */
+summary: string, 
+/**
  * The producing tool (`custom_tool` when a custom tool omits it).
  */
 sourceToolName: string, 
@@ -88,6 +97,14 @@ createdAtMs: number, status: ActionStatus,
  * True for `actions[0]` only.
  */
 isTop: boolean, kind: ActionKind, counts: ActionCounts, 
+/**
+ * `counts.files` as words: `1 file`, `3 files`.
+ */
+filesText: string, 
+/**
+ * `counts.renames` as words: `1 rename`, `0 renames`.
+ */
+renamesText: string, 
 /**
  * The tool call that produced it, when known (enables "Run the preview again").
  */
@@ -142,7 +159,12 @@ export type FileEntry = { path: string,
 /**
  * Set for renamed files.
  */
-oldPath: string | null, change: FileChange, binary: boolean, tooLarge: boolean, added: number, removed: number, };
+oldPath: string | null, change: FileChange, 
+/**
+ * The highlighter's language id for the path (e.g. `typescript`), from the engine's
+ * table; `null` when the extension is not known.
+ */
+language: string | null, binary: boolean, tooLarge: boolean, added: number, removed: number, };
 
 export type FileChange = "modified" | "added" | "deleted" | "renamed";
 
@@ -151,7 +173,7 @@ export type FileChange = "modified" | "added" | "deleted" | "renamed";
  */
 export type FileDiff = { path: string, oldPath: string | null, 
 /**
- * A highlight.js language name guessed from the extension, if any.
+ * The highlighter's language id for the path (the same as [`FileEntry::language`]).
  */
 language: string | null, 
 /**
@@ -218,7 +240,15 @@ export type ResolveDetails = { action: ResolveChoice, reason: string, sourceTool
 /**
  * One row of `list_history`, newest first.
  */
-export type HistoryEntry = { action: ResolveChoice, label: string, sourceToolName: string, reason: string, 
+export type HistoryEntry = { action: ResolveChoice, label: string, 
+/**
+ * The label's badge (see [`crate::ActionSummary::badge`]); `null` when it has none.
+ */
+badge: string | null, 
+/**
+ * The label without its badge.
+ */
+summary: string, sourceToolName: string, reason: string, 
 /**
  * The result text shown to the agent.
  */
@@ -293,9 +323,13 @@ total: number | null, message: string | null, };
  */
 export type ScriptStep = { 
 /**
- * 1-based line number in the script.
+ * 1-based count of the steps run (blank and comment lines are not steps).
  */
-step: number, tool: string, isError: boolean, text: string, };
+step: number, 
+/**
+ * 1-based line of the script text this step came from.
+ */
+line: number, tool: string, isError: boolean, text: string, };
 
 /**
  * Who made a call or a decision.
@@ -351,7 +385,15 @@ arguments: string, };
 /**
  * What a `resolve` call decided.
  */
-export type ResolvedInfo = { action: ResolveChoice, reason: string, label: string, actionId: string, 
+export type ResolvedInfo = { action: ResolveChoice, reason: string, label: string, 
+/**
+ * The label's badge (see [`crate::ActionSummary::badge`]); `null` when it has none.
+ */
+badge: string | null, 
+/**
+ * The label without its badge.
+ */
+summary: string, actionId: string, 
 /**
  * The person (human policy: the model proposed, the person decided) or the agent.
  */
