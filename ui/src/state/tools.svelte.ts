@@ -49,18 +49,10 @@ export class ToolRunner {
     }
   }
 
-  // The script dialog shows its own results and errors; these refresh the queue after.
+  // The script dialog shows its own results and errors; this refreshes the queue after.
   runScript = async (text: string): Promise<ScriptStep[]> => {
     try {
       return await this.backend.runScript(text);
-    } finally {
-      void this.review.refreshQueue();
-    }
-  };
-
-  runScriptLine = async (name: string, params: unknown): Promise<ToolRunOutcome> => {
-    try {
-      return await this.backend.runTool(name, params);
     } finally {
       void this.review.refreshQueue();
     }

@@ -191,7 +191,7 @@ export class FakeBackend implements Backend {
       const proposal = top.proposal ?? null;
       const record = (text: string, isError: boolean) =>
         this.history.unshift({
-          action, label: top.label, sourceToolName: top.sourceToolName, reason, text, isError, atMs: this.now(),
+          action, label: top.label, badge: top.badge, summary: top.summary, sourceToolName: top.sourceToolName, reason, text, isError, atMs: this.now(),
           actionId: top.id, earlierSession: false, decidedBy: this.resolvingAs, client: this.resolvingAs === 'agent' ? this.settings.model : null, proposal,
         });
       const settle = (outcome: ResolveOutcome) => {
@@ -374,7 +374,7 @@ export class FakeBackend implements Backend {
         if (this.session.policy === 'agent') {
           this.resolvingAs = 'agent';
           const o = await this.resolveAction(proposal.choice, proposal.reason, top.id).finally(() => (this.resolvingAs = 'person'));
-          this.emitAgent(turn, this.resolveResult(event.step, event.callId, o, 'agent'));
+          this.emitAgent(turn, this.resolveResult(event.step, event.callId, o, 'agent', top));
           continue;
         }
         top.proposal = proposal;
@@ -388,7 +388,7 @@ export class FakeBackend implements Backend {
           this.emitAgent(turn, { kind: 'toolResult', step: event.step, callId: event.callId, tool: 'resolve', isError: true, text: 'The wait for a person was cancelled; the action is still pending.', pushedActionIds: [], resolved: null });
           break;
         }
-        this.emitAgent(turn, this.resolveResult(event.step, event.callId, decided, 'person'));
+        this.emitAgent(turn, this.resolveResult(event.step, event.callId, decided, 'person', top));
       } else if (event.kind === 'toolResult' && event.tool === 'resolve') {
         // Replaced by the decision above.
       } else if (event.kind === 'turnDone') {
@@ -403,12 +403,12 @@ export class FakeBackend implements Backend {
     this.emitAgent(turn, { kind: 'turnDone', outcome, steps });
   }
 
-  private resolveResult(step: number, callId: string, o: ResolveOutcome, decidedBy: 'person' | 'agent'): AgentEvent {
+  private resolveResult(step: number, callId: string, o: ResolveOutcome, decidedBy: 'person' | 'agent', action: { badge: string | null; summary: string }): AgentEvent {
     const d = o.details;
     const text = decidedBy === 'person' && d ? `${o.text}\nDecided by the person: ${d.action === 'apply' ? 'applied' : 'discarded'}. Reason: ${d.reason}` : o.text;
     return {
       kind: 'toolResult', step, callId, tool: 'resolve', isError: o.isError, text, pushedActionIds: [],
-      resolved: d && !o.isError ? { action: d.action, reason: d.reason, label: d.label, actionId: d.actionId, decidedBy } : null,
+      resolved: d && !o.isError ? { action: d.action, reason: d.reason, label: d.label, badge: action.badge, summary: action.summary, actionId: d.actionId, decidedBy } : null,
     };
   }
 

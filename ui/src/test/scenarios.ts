@@ -55,10 +55,12 @@ function bulk(id: string, fileCount: number, perFile: number, createdAtMs: numbe
     for (let k = 0; k < perFile; k++) rows.push(`  console.log('${area} ${n} field${k}', input['field${k}']);`);
     rows.push('  return 0;', '}');
     diffs[path] = swapDiff(path, rows);
-    files.push({ path, oldPath: null, change: 'modified', binary: false, tooLarge: false, added: perFile, removed: perFile });
+    files.push({ path, oldPath: null, change: 'modified', language: 'typescript', binary: false, tooLarge: false, added: perFile, removed: perFile });
   }
   const action: ActionSummary = {
     id, label: `AST Edit: ${fileCount * perFile} replacements in ${fileCount} files`, sourceToolName: 'ast_edit', pushedBy: null,
+    badge: 'AST Edit', summary: `${fileCount * perFile} replacements in ${fileCount} files`,
+    filesText: `${fileCount} files`, renamesText: '0 renames',
     createdAtMs, status: { kind: 'pending' }, isTop: false, kind: 'changeSet',
     counts: { files: fileCount, added: fileCount * perFile, removed: fileCount * perFile, renames: 0 },
     origin: { tool: 'ast_edit', params: { ops: [{ pat: 'console.log($$$A)', out: 'logger.debug($$$A)' }], path: 'src', glob: '**/steps/*.ts' } },
