@@ -36,6 +36,8 @@ export class Review {
    */
   private queueRevision: number | null = null;
   private historyRevision: number | null = null;
+  /** Counts workspace switches: a read started in another session is dropped. */
+  private epoch = 0;
   /** The highest `queue-changed` revision that arrived while a resolve was in flight. */
   private deferred: number | null = null;
 
@@ -50,8 +52,11 @@ export class Review {
 
   /** Reads the queue; resolves to the revision it was read at (`null` on failure). */
   async refreshQueue(): Promise<number | null> {
+    const epoch = this.epoch;
     try {
       const snapshot = await this.backend.listActions();
+      // Reads can finish out of order: keep the newest of this session's.
+      if (epoch !== this.epoch || (this.queueRevision !== null && snapshot.revision < this.queueRevision)) return this.queueRevision;
       this.queueRevision = snapshot.revision;
       const previousTop = this.actions[0]?.id ?? null;
       this.actions = snapshot.actions;
@@ -166,6 +171,7 @@ export class Review {
       this.recent = await this.backend.recentWorkspaces();
       this.select(null);
       // Another session's store counts its revisions afresh.
+      this.epoch++;
       this.queueRevision = null;
       this.historyRevision = null;
       onOpened();
