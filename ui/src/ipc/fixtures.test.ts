@@ -23,7 +23,7 @@ describe('demo.json', () => {
     expect(DEMO.queue.actions.length).toBeGreaterThan(0);
     for (const a of DEMO.queue.actions) {
       if (a.kind === 'rename') {
-        expect(DEMO.renames[a.id]?.length, `rename rows of ${a.id}`).toBe(a.counts.renames);
+        expect(DEMO.renames[a.id]?.filter((r) => r.status === 'rename').length, `rename rows of ${a.id}`).toBe(a.counts.renames);
       } else {
         const files = DEMO.files[a.id] ?? [];
         expect(files.length, `files of ${a.id}`).toBe(a.counts.files);
