@@ -89,9 +89,8 @@ impl Conversation {
                 }
                 None => guard.insert(AgentLoop::new(ModelSource::Live(client))),
             };
-            let mut mapper = convert::AgentEventMapper::default();
             // The outcome is also the last event (`turnDone`, after an `error` when it failed).
-            let _ = agent.run_turn(&session, &prompt, token, |e| send(mapper.map(e))).await;
+            let _ = agent.run_turn(&session, &prompt, token, |e| send(convert::agent_event(e))).await;
             let mut slot = lock(&slot);
             if slot.as_ref().is_some_and(|r| r.turn == turn) {
                 *slot = None;

@@ -2,7 +2,7 @@
 //! Argument keys are camelCase on the JavaScript side (Tauri v2 converts).
 
 use resolve_agent::ProviderConfig;
-use resolve_engine::{Actor, ToolContext};
+use resolve_engine::{Actor, Resolve, ToolContext};
 use resolve_protocol as wire;
 use serde_json::{json, Value};
 use tauri::State;
@@ -24,12 +24,7 @@ pub async fn list_actions(state: State<'_, AppState>) -> Result<wire::QueueSnaps
     let (session, _) = state.session().await;
     let store = session.store();
     let revision = store.revision();
-    let actions = store
-        .list()
-        .iter()
-        .enumerate()
-        .map(|(i, info)| convert::action_summary(info, store.get(&info.id).as_deref(), i == 0))
-        .collect();
+    let actions = store.list().iter().enumerate().map(|(i, info)| convert::action_summary(info, i == 0)).collect();
     Ok(wire::QueueSnapshot { revision, actions })
 }
 
@@ -75,8 +70,8 @@ pub async fn get_file_diff(
 #[tauri::command]
 pub async fn get_action_renames(state: State<'_, AppState>, action_id: String) -> Result<Vec<wire::RenameRow>> {
     let (session, _) = state.session().await;
-    let info = session.store().info(&action_id).ok_or_else(|| unknown_action(&action_id))?;
-    Ok(convert::rename_rows(info.details.as_ref()).unwrap_or_default())
+    let action = session.store().get(&action_id).ok_or_else(|| unknown_action(&action_id))?;
+    Ok(action.renames.iter().flat_map(|rows| rows.iter()).map(convert::rename_row).collect())
 }
 
 #[tauri::command]
@@ -87,27 +82,8 @@ pub async fn resolve_action(
     expected_id: String,
 ) -> Result<wire::ResolveOutcome> {
     let (session, _) = state.session().await;
-    let verb = match action {
-        wire::ResolveChoice::Apply => "apply",
-        wire::ResolveChoice::Discard => "discard",
-    };
-    let result = session
-        .call(Actor::Person, "resolve", json!({"action": verb, "reason": reason, "expected_id": expected_id}))
-        .await;
-    let details: Option<resolve_engine::ResolveDetails> =
-        result.details.clone().and_then(|d| serde_json::from_value(d).ok());
-    // Errors before anything ran (empty stack, wrong id, empty reason) are command errors;
-    // a failed apply is an outcome: the action stays, with its new status.
-    if result.is_error && details.is_none() {
-        return Err(convert::ipc_error(&result));
-    }
-    let status = session.store().info(&expected_id).map(|a| convert::status(&a.status));
-    Ok(wire::ResolveOutcome {
-        is_error: result.is_error,
-        text: result.text_content(),
-        details: details.as_ref().map(convert::resolve_details),
-        status,
-    })
+    let resolve = Resolve { choice: convert::resolve_action(action), reason, expected_id: Some(expected_id) };
+    convert::resolve_outcome(session.resolve(Actor::Person, resolve).await)
 }
 
 #[tauri::command]

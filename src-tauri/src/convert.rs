@@ -1,6 +1,6 @@
 //! Engine types → wire types. Pure mapping; anything that decides belongs in the engine.
 
-use resolve_engine::{self as engine, ActionInfo, PendingAction, ToolResult};
+use resolve_engine::{self as engine, ActionInfo, ToolResult};
 use resolve_protocol as wire;
 use wire::{IpcError, IpcErrorCode};
 
@@ -18,48 +18,31 @@ pub fn status(s: &engine::ActionStatus) -> wire::ActionStatus {
     }
 }
 
-/// The rename rows an action's details carry (`{"renames": [{from, to, status}]}`), if any.
-pub fn rename_rows(details: Option<&serde_json::Value>) -> Option<Vec<wire::RenameRow>> {
-    let rows = details?.get("renames")?.as_array()?;
-    Some(
-        rows.iter()
-            .filter_map(|r| {
-                let status = match r.get("status").and_then(|s| s.as_str()).unwrap_or("rename") {
-                    "unchanged" => wire::RenameStatus::Unchanged,
-                    "directory_skipped" | "directorySkipped" => wire::RenameStatus::DirectorySkipped,
-                    _ => wire::RenameStatus::Rename,
-                };
-                Some(wire::RenameRow {
-                    from: r.get("from")?.as_str()?.to_string(),
-                    to: r.get("to").and_then(|t| t.as_str()).unwrap_or_default().to_string(),
-                    status,
-                })
-            })
-            .collect(),
-    )
+pub fn rename_row(r: &engine::RenameRow) -> wire::RenameRow {
+    wire::RenameRow {
+        from: r.from.clone(),
+        to: r.to.clone(),
+        status: match r.status {
+            engine::RenameStatus::Rename => wire::RenameStatus::Rename,
+            engine::RenameStatus::Unchanged => wire::RenameStatus::Unchanged,
+            engine::RenameStatus::DirectorySkipped => wire::RenameStatus::DirectorySkipped,
+        },
+    }
 }
 
-pub fn action_summary(info: &ActionInfo, action: Option<&PendingAction>, is_top: bool) -> wire::ActionSummary {
-    let change_set = action.and_then(|a| a.change_set.as_deref());
-    let renames = rename_rows(info.details.as_ref());
-    let (kind, counts) = if let Some(cs) = change_set {
-        let (added, removed) = cs.line_totals();
-        let files = cs.files();
-        (
-            wire::ActionKind::ChangeSet,
-            wire::ActionCounts {
-                files: files.len() as u32,
-                added: added as u32,
-                removed: removed as u32,
-                renames: files.iter().filter(|f| f.change == "renamed").count() as u32,
-            },
-        )
-    } else if let Some(rows) = &renames {
-        let n = rows.iter().filter(|r| r.status == wire::RenameStatus::Rename).count() as u32;
-        (wire::ActionKind::Rename, wire::ActionCounts { files: n, added: 0, removed: 0, renames: n })
-    } else {
-        (wire::ActionKind::Custom, wire::ActionCounts::default())
-    };
+pub fn action_kind(k: engine::ActionKind) -> wire::ActionKind {
+    match k {
+        engine::ActionKind::ChangeSet => wire::ActionKind::ChangeSet,
+        engine::ActionKind::Rename => wire::ActionKind::Rename,
+        engine::ActionKind::Custom => wire::ActionKind::Custom,
+    }
+}
+
+pub fn counts(c: engine::ChangeCounts) -> wire::ActionCounts {
+    wire::ActionCounts { files: c.files, added: c.added, removed: c.removed, renames: c.renames }
+}
+
+pub fn action_summary(info: &ActionInfo, is_top: bool) -> wire::ActionSummary {
     let (badge, summary) = label_parts(&info.label);
     wire::ActionSummary {
         id: info.id.clone(),
@@ -71,10 +54,10 @@ pub fn action_summary(info: &ActionInfo, action: Option<&PendingAction>, is_top:
         created_at_ms: millis(info.created_at),
         status: status(&info.status),
         is_top,
-        kind,
-        files_text: engine::plural(counts.files as usize, "file", "files"),
-        renames_text: engine::plural(counts.renames as usize, "rename", "renames"),
-        counts,
+        kind: action_kind(info.kind),
+        counts: counts(info.counts),
+        files_text: engine::plural(info.counts.files as usize, "file", "files"),
+        renames_text: engine::plural(info.counts.renames as usize, "rename", "renames"),
         origin: info.origin.as_ref().map(|o| wire::ToolCallInfo { tool: o.tool.clone(), params: o.params.clone() }),
         proposal: info.proposal.as_ref().map(proposal),
     }
@@ -94,10 +77,10 @@ pub fn file_entry(f: &engine::FileSummary) -> wire::FileEntry {
         path: f.path.clone(),
         old_path: f.old_path.clone(),
         change: match f.change {
-            "added" => wire::FileChange::Added,
-            "deleted" => wire::FileChange::Deleted,
-            "renamed" => wire::FileChange::Renamed,
-            _ => wire::FileChange::Modified,
+            engine::ChangeKind::Modified => wire::FileChange::Modified,
+            engine::ChangeKind::Added => wire::FileChange::Added,
+            engine::ChangeKind::Deleted => wire::FileChange::Deleted,
+            engine::ChangeKind::Renamed => wire::FileChange::Renamed,
         },
         language: language_of(&f.path),
         binary: f.binary,
@@ -169,7 +152,7 @@ pub fn label_parts(label: &str) -> (Option<String>, String) {
     (badge.map(str::to_string), summary.to_string())
 }
 
-pub fn history_entry(h: &engine::HistoryEntry) -> wire::HistoryEntry {
+pub fn history_entry(h: &engine::HistoryEntry, earlier_session: bool) -> wire::HistoryEntry {
     let (badge, summary) = label_parts(&h.details.label);
     wire::HistoryEntry {
         action: resolve_choice(h.details.action),
@@ -182,7 +165,7 @@ pub fn history_entry(h: &engine::HistoryEntry) -> wire::HistoryEntry {
         is_error: h.is_error,
         at_ms: millis(h.at),
         action_id: h.details.action_id.clone(),
-        earlier_session: false,
+        earlier_session,
         decided_by: actor(h.actor),
         // The engine's transcript does not keep the deciding agent's name yet.
         client: None,
@@ -198,56 +181,36 @@ pub fn actor(a: engine::Actor) -> wire::Actor {
     }
 }
 
-/// The journal row of a history entry.
-pub fn decision(workspace: &str, h: &engine::HistoryEntry) -> resolve_journal::Decision {
-    let actor = match h.actor {
-        engine::Actor::Agent => "agent",
-        engine::Actor::Person => "person",
-        engine::Actor::Script => "script",
-    };
-    resolve_journal::Decision {
-        workspace: workspace.to_string(),
-        at_ms: h.at.timestamp_millis(),
-        actor: actor.to_string(),
-        action: h.details.action.as_str().to_string(),
-        action_id: h.details.action_id.clone(),
-        label: h.details.label.clone(),
-        source_tool_name: h.details.source_tool_name.clone(),
-        reason: h.details.reason.clone(),
-        is_error: h.is_error,
-        text: h.text.clone(),
-    }
-}
-
-/// A journal row as a history entry.
-pub fn journal_entry(d: &resolve_journal::Decision, earlier_session: bool) -> wire::HistoryEntry {
-    let (badge, summary) = label_parts(&d.label);
-    wire::HistoryEntry {
-        action: if d.action == "discard" { wire::ResolveChoice::Discard } else { wire::ResolveChoice::Apply },
-        label: d.label.clone(),
-        badge,
-        summary,
-        source_tool_name: d.source_tool_name.clone(),
-        reason: d.reason.clone(),
-        text: d.text.clone(),
-        is_error: d.is_error,
-        at_ms: d.at_ms.max(0) as u64,
-        action_id: d.action_id.clone(),
-        earlier_session,
-        decided_by: match d.actor.as_str() {
-            "agent" => wire::Actor::Agent,
-            "script" => wire::Actor::Script,
-            _ => wire::Actor::Person,
-        },
-        client: None,
-        proposal: None,
-    }
-}
-
 pub fn resolve_choice(a: engine::ResolveAction) -> wire::ResolveChoice {
     match a {
         engine::ResolveAction::Apply => wire::ResolveChoice::Apply,
         engine::ResolveAction::Discard => wire::ResolveChoice::Discard,
+    }
+}
+
+pub fn resolve_action(c: wire::ResolveChoice) -> engine::ResolveAction {
+    match c {
+        wire::ResolveChoice::Apply => engine::ResolveAction::Apply,
+        wire::ResolveChoice::Discard => engine::ResolveAction::Discard,
+    }
+}
+
+/// A resolve's outcome: refusals (empty stack, another action on top, blank reason) are
+/// command errors; a failed apply is an outcome, with the action's new status.
+pub fn resolve_outcome(o: engine::ResolveOutcome) -> Result<wire::ResolveOutcome, IpcError> {
+    match o {
+        engine::ResolveOutcome::Decided { details, text, .. } => {
+            Ok(wire::ResolveOutcome { is_error: false, text, details: Some(resolve_details(&details)), status: None })
+        }
+        engine::ResolveOutcome::ApplyFailed { details, text, status: s } => Ok(wire::ResolveOutcome {
+            is_error: true,
+            text,
+            details: Some(resolve_details(&details)),
+            status: s.as_ref().map(status),
+        }),
+        engine::ResolveOutcome::Refused { code, message } => {
+            Err(IpcError::new(code.map(error_code_of).unwrap_or(IpcErrorCode::Internal), message))
+        }
     }
 }
 
@@ -275,99 +238,77 @@ pub fn tool_run(call_id: String, r: ToolResult) -> wire::ToolRunOutcome {
     wire::ToolRunOutcome { call_id, is_error: r.is_error, text: r.text_content(), details: r.details }
 }
 
-/// Converts the agent loop's events into wire events. It remembers the stack as each tool
-/// call started, so a result can name the actions that call pushed (the preview links).
-#[derive(Default)]
-pub struct AgentEventMapper {
-    before_call: Vec<String>,
-}
-
-impl AgentEventMapper {
-    pub fn map(&mut self, e: resolve_agent::AgentEvent) -> wire::AgentEvent {
-        use resolve_agent::AgentEvent as A;
-        let step = |s: usize| s.min(u32::MAX as usize) as u32;
-        match e {
-            A::TextDelta { step: s, text } => wire::AgentEvent::TextDelta { step: step(s), text },
-            A::Retrying { step: s, attempt, max_attempts, delay_ms, status } => {
-                wire::AgentEvent::Retrying { step: step(s), attempt, max_attempts, delay_ms, status }
-            }
-            A::AssistantMessage { step: s, content, tool_calls, .. } => wire::AgentEvent::AssistantMessage {
-                step: step(s),
-                content,
-                tool_calls: tool_calls
-                    .into_iter()
-                    .map(|c| wire::AgentToolCall { id: c.id, name: c.name, arguments: c.arguments })
-                    .collect(),
-            },
-            A::ToolCallStarted { step: s, call_id, tool, arguments, pending, .. } => {
-                self.before_call = pending.into_iter().map(|p| p.id).collect();
-                wire::AgentEvent::ToolCallStarted { step: step(s), call_id, tool, arguments }
-            }
-            A::WaitingForPerson { step: s, call_id, proposed_action, proposed_reason, pending, .. } => {
-                wire::AgentEvent::WaitingForPerson {
-                    step: step(s),
-                    call_id,
-                    proposed_action: proposed_action.as_deref().and_then(|a| match a {
-                        "apply" => Some(wire::ResolveChoice::Apply),
-                        "discard" => Some(wire::ResolveChoice::Discard),
-                        _ => None,
-                    }),
-                    proposed_reason,
-                    action_id: pending.first().map(|p| p.id.clone()),
-                }
-            }
-            A::ToolResult { step: s, call_id, tool, is_error, text, details, pending, .. } => {
-                let before = std::mem::take(&mut self.before_call);
-                let pushed_action_ids = pending.into_iter().map(|p| p.id).filter(|id| !before.contains(id)).collect();
-                let resolved = if tool == engine::RESOLVE_TOOL_NAME && !is_error {
-                    details.as_ref().and_then(resolved_info)
-                } else {
-                    None
-                };
-                wire::AgentEvent::ToolResult {
-                    step: step(s),
-                    call_id,
-                    tool,
-                    is_error,
-                    text,
-                    pushed_action_ids,
-                    resolved,
-                }
-            }
-            A::Error { code, message } => wire::AgentEvent::Error { code: agent_error_code(&code), message },
-            A::TurnDone { outcome, steps, .. } => wire::AgentEvent::TurnDone {
-                outcome: match outcome {
-                    resolve_agent::TurnOutcome::Answered => wire::TurnOutcome::Answered,
-                    resolve_agent::TurnOutcome::WaitingForPerson => wire::TurnOutcome::WaitingForPerson,
-                    resolve_agent::TurnOutcome::Cancelled => wire::TurnOutcome::Cancelled,
-                    resolve_agent::TurnOutcome::MaxSteps => wire::TurnOutcome::MaxSteps,
-                    resolve_agent::TurnOutcome::Failed => wire::TurnOutcome::Failed,
-                },
-                steps: step(steps),
-            },
+/// The agent loop's event as a wire event (pure mapping: the engine says which actions a
+/// call pushed and who decided).
+pub fn agent_event(e: resolve_agent::AgentEvent) -> wire::AgentEvent {
+    use resolve_agent::AgentEvent as A;
+    let step = |s: usize| s.min(u32::MAX as usize) as u32;
+    match e {
+        A::TextDelta { step: s, text } => wire::AgentEvent::TextDelta { step: step(s), text },
+        A::Retrying { step: s, attempt, max_attempts, delay_ms, status } => {
+            wire::AgentEvent::Retrying { step: step(s), attempt, max_attempts, delay_ms, status }
         }
+        A::AssistantMessage { step: s, content, tool_calls, .. } => wire::AgentEvent::AssistantMessage {
+            step: step(s),
+            content,
+            tool_calls: tool_calls
+                .into_iter()
+                .map(|c| wire::AgentToolCall { id: c.id, name: c.name, arguments: c.arguments })
+                .collect(),
+        },
+        A::ToolCallStarted { step: s, call_id, tool, arguments, .. } => {
+            wire::AgentEvent::ToolCallStarted { step: step(s), call_id, tool, arguments }
+        }
+        A::WaitingForPerson { step: s, call_id, proposed_action, proposed_reason, pending, .. } => {
+            wire::AgentEvent::WaitingForPerson {
+                step: step(s),
+                call_id,
+                proposed_action: proposed_action.as_deref().and_then(|a| match a {
+                    "apply" => Some(wire::ResolveChoice::Apply),
+                    "discard" => Some(wire::ResolveChoice::Discard),
+                    _ => None,
+                }),
+                proposed_reason,
+                action_id: pending.first().map(|p| p.id.clone()),
+            }
+        }
+        A::ToolResult { step: s, call_id, tool, is_error, text, pushed_action_ids, resolved, .. } => {
+            wire::AgentEvent::ToolResult {
+                step: step(s),
+                call_id,
+                tool,
+                is_error,
+                text,
+                pushed_action_ids,
+                resolved: resolved.map(|(d, by)| resolved_info(d, by)),
+            }
+        }
+        A::Error { code, message } => wire::AgentEvent::Error { code: agent_error_code(&code), message },
+        A::TurnDone { outcome, steps, .. } => wire::AgentEvent::TurnDone {
+            outcome: match outcome {
+                resolve_agent::TurnOutcome::Answered => wire::TurnOutcome::Answered,
+                resolve_agent::TurnOutcome::WaitingForPerson => wire::TurnOutcome::WaitingForPerson,
+                resolve_agent::TurnOutcome::Cancelled => wire::TurnOutcome::Cancelled,
+                resolve_agent::TurnOutcome::MaxSteps => wire::TurnOutcome::MaxSteps,
+                resolve_agent::TurnOutcome::Failed => wire::TurnOutcome::Failed,
+            },
+            steps: step(steps),
+        },
     }
 }
 
-/// What a successful `resolve` result decided: its details, and `decided_by` (set by the
-/// engine when the person decided for a waiting agent; absent when the caller decided).
-fn resolved_info(details: &serde_json::Value) -> Option<wire::ResolvedInfo> {
-    let d: engine::ResolveDetails = serde_json::from_value(details.clone()).ok()?;
-    let decided_by = match details.get("decided_by").and_then(|v| v.as_str()) {
-        Some("person") => wire::Actor::Person,
-        Some("script") => wire::Actor::Script,
-        _ => wire::Actor::Agent,
-    };
+/// What a `resolve` decided, and who decided it.
+fn resolved_info(d: engine::ResolveDetails, decided_by: engine::Actor) -> wire::ResolvedInfo {
     let (badge, summary) = label_parts(&d.label);
-    Some(wire::ResolvedInfo {
+    wire::ResolvedInfo {
         action: resolve_choice(d.action),
         reason: d.reason,
         label: d.label,
         badge,
         summary,
         action_id: d.action_id,
-        decided_by,
-    })
+        decided_by: actor(decided_by),
+    }
 }
 
 /// The agent crate's error codes (`LlmError::code`, `AgentError::code`) as a wire enum.
@@ -406,21 +347,25 @@ pub fn agent_settings(c: &resolve_agent::ProviderConfig, config_dir: &std::path:
 /// The wire code of an engine error code (see `ToolError::code`); a code that is not one of
 /// the engine's (a custom tool's own) is `internal`.
 pub fn error_code(code: &str) -> IpcErrorCode {
+    engine::ErrorCode::parse(code).map(error_code_of).unwrap_or(IpcErrorCode::Internal)
+}
+
+pub fn error_code_of(code: engine::ErrorCode) -> IpcErrorCode {
     use engine::ErrorCode;
-    match ErrorCode::parse(code) {
-        Some(ErrorCode::InvalidParams) => IpcErrorCode::InvalidParams,
-        Some(ErrorCode::UnknownTool) => IpcErrorCode::UnknownTool,
-        Some(ErrorCode::NoPendingAction) => IpcErrorCode::NoPendingAction,
-        Some(ErrorCode::IdMismatch) => IpcErrorCode::IdMismatch,
-        Some(ErrorCode::Stale) => IpcErrorCode::Stale,
-        Some(ErrorCode::ApplyFailed | ErrorCode::Failed) => IpcErrorCode::ApplyFailed,
-        Some(ErrorCode::PathOutsideWorkspace) => IpcErrorCode::PathOutsideWorkspace,
-        Some(ErrorCode::NotFound) => IpcErrorCode::NotFound,
-        Some(ErrorCode::Io) => IpcErrorCode::Io,
-        Some(ErrorCode::Cancelled) => IpcErrorCode::Cancelled,
-        Some(ErrorCode::Closed) => IpcErrorCode::Closed,
+    match code {
+        ErrorCode::InvalidParams => IpcErrorCode::InvalidParams,
+        ErrorCode::UnknownTool => IpcErrorCode::UnknownTool,
+        ErrorCode::NoPendingAction => IpcErrorCode::NoPendingAction,
+        ErrorCode::IdMismatch => IpcErrorCode::IdMismatch,
+        ErrorCode::Stale => IpcErrorCode::Stale,
+        ErrorCode::ApplyFailed | ErrorCode::Failed => IpcErrorCode::ApplyFailed,
+        ErrorCode::PathOutsideWorkspace => IpcErrorCode::PathOutsideWorkspace,
+        ErrorCode::NotFound => IpcErrorCode::NotFound,
+        ErrorCode::Io => IpcErrorCode::Io,
+        ErrorCode::Cancelled => IpcErrorCode::Cancelled,
+        ErrorCode::Closed => IpcErrorCode::Closed,
         // The app's sessions always have a store, so this cannot reach the UI in practice.
-        Some(ErrorCode::StoreUnavailable) | None => IpcErrorCode::Internal,
+        ErrorCode::StoreUnavailable => IpcErrorCode::Internal,
     }
 }
 
@@ -440,15 +385,6 @@ mod tests {
         assert_eq!(utf16_offset(text, 2), 1);
         assert_eq!(utf16_offset(text, 6), 3);
         assert_eq!(utf16_offset(text, 7), 4);
-    }
-
-    #[test]
-    fn rename_rows_are_read_from_details() {
-        let d = serde_json::json!({"renames": [{"from": "a", "to": "b", "status": "rename"}, {"from": "c", "to": "c", "status": "unchanged"}]});
-        let rows = rename_rows(Some(&d)).unwrap();
-        assert_eq!(rows.len(), 2);
-        assert_eq!(rows[1].status, wire::RenameStatus::Unchanged);
-        assert!(rename_rows(Some(&serde_json::json!({}))).is_none());
     }
 
     #[test]

@@ -165,34 +165,20 @@ impl AppState {
         self.recents.list()
     }
 
-    /// Decisions in the open workspace, newest first: the journal's (this session's and
-    /// earlier ones) when there is a journal and this is not the demo, else this session's.
+    /// Decisions in the open workspace, newest first: the journal's merged history (this
+    /// session's and earlier ones) when there is a journal and this is not the demo, else
+    /// this session's.
     pub async fn history(&self) -> Vec<resolve_protocol::HistoryEntry> {
         let (session, is_demo) = self.session().await;
-        let current: Vec<_> = session.history().iter().map(crate::convert::history_entry).collect();
-        let Some(journal) = self.journal.as_ref().filter(|_| !is_demo) else { return current };
+        let current = session.history();
+        let this_session = || current.iter().map(|h| crate::convert::history_entry(h, false)).collect();
+        let Some(journal) = self.journal.as_ref().filter(|_| !is_demo) else { return this_session() };
         let root = session.workspace().root().display().to_string();
-        match journal.decisions(&root, 500) {
-            Ok(rows) => {
-                // This session's decisions come from the session (they carry who asked and what
-                // it proposed, which the journal does not keep); earlier ones from the journal.
-                let key = |id: &str, at: u64, a: resolve_protocol::ResolveChoice| (id.to_string(), at, a);
-                let here: std::collections::HashMap<_, _> =
-                    current.iter().map(|h| (key(&h.action_id, h.at_ms, h.action), h)).collect();
-                let ids: std::collections::HashSet<&str> = current.iter().map(|h| h.action_id.as_str()).collect();
-                rows.iter()
-                    .map(|d| {
-                        let entry = crate::convert::journal_entry(d, !ids.contains(d.action_id.as_str()));
-                        match here.get(&key(&entry.action_id, entry.at_ms, entry.action)) {
-                            Some(h) => (*h).clone(),
-                            None => entry,
-                        }
-                    })
-                    .collect()
-            }
+        match journal.history(&root, &current, 500) {
+            Ok(rows) => rows.iter().map(|r| crate::convert::history_entry(&r.entry, r.earlier_session)).collect(),
             Err(e) => {
                 eprintln!("resolve-desk: {e}");
-                current
+                this_session()
             }
         }
     }
@@ -231,7 +217,7 @@ pub async fn open_session(
         let root = session.workspace().root().display().to_string();
         session.observe(move |entry| {
             let Some(h) = resolve_engine::HistoryEntry::from_transcript(entry) else { return };
-            if let Err(e) = journal.record(&crate::convert::decision(&root, &h)) {
+            if let Err(e) = journal.record(&resolve_journal::Decision::of(&root, &h)) {
                 eprintln!("resolve-desk: could not journal a decision: {e}");
             }
         });

@@ -114,6 +114,10 @@ fn every_command_is_callable_with_the_ui_argument_keys() {
 
     let renames = invoke(&app, "get_action_renames", json!({"actionId": below})).unwrap();
     assert_eq!(renames.as_array().unwrap().len(), 2, "{renames}");
+    assert_eq!(renames[0], json!({"from": "photos/IMG_1.JPG", "to": "photos/p1.jpg", "status": "rename"}));
+    assert_eq!((&actions[1]["badge"], &actions[1]["summary"]), (&json!("Batch rename"), &json!("2 files")));
+    assert_eq!((&actions[1]["filesText"], &actions[1]["renamesText"]), (&json!("2 files"), &json!("2 renames")));
+    assert_eq!(files[0]["language"], "typescript");
 
     let tools = invoke(&app, "list_tools", json!({})).unwrap();
     let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
@@ -181,6 +185,7 @@ fn run_tool_rerun_and_scripts_go_through_the_session() {
     .unwrap();
     assert_eq!(steps.as_array().unwrap().len(), 2);
     assert_eq!(steps[1]["isError"], true);
+    assert_eq!((&steps[1]["step"], &steps[1]["line"]), (&json!(2), &json!(3)), "the second step is on line 3: {steps}");
     let err = invoke(&app, "run_script", json!({"text": "{oops"})).unwrap_err();
     assert_eq!(err["code"], "invalidParams");
     assert!(err["message"].as_str().unwrap().contains("line 1"));
@@ -451,4 +456,123 @@ fn agent_settings_are_saved_and_the_key_is_only_reported_as_set() {
         .unwrap_err();
     assert_eq!(err["code"], "invalidParams");
     assert!(err["message"].as_str().unwrap().contains("\"localhost:1\""), "{err}");
+}
+
+// ---- the UI's demo fixture, from the real demo workspace ----
+
+/// Replaces, everywhere in `v`: the demo's temporary root, the store's random id tag
+/// (`pa-<tag>-<n>` → `act-000<n>`) and creation times (`createdAtMs`, `atMs`), so the
+/// fixture is the same on every run.
+fn normalise_demo(v: Value, root: &str) -> Value {
+    let text = serde_json::to_string(&v).unwrap().replace(root, "/tmp/resolve-desk-demo");
+    let ids = regex_lite_ids(&text);
+    let mut text = text;
+    for (from, to) in ids {
+        text = text.replace(&from, &to);
+    }
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    fix_times(&mut v);
+    v
+}
+
+/// Every `pa-<tag>-<n>` id in `text`, with its stable name `act-000<n>`.
+fn regex_lite_ids(text: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (at, _) in text.match_indices("\"pa-") {
+        let rest = &text[at + 1..];
+        let end = rest.find('"').unwrap();
+        let id = &rest[..end];
+        let n: u64 = id.rsplit('-').next().unwrap().parse().unwrap();
+        if !out.iter().any(|(f, _)| f == id) {
+            out.push((id.to_string(), format!("act-{n:04}")));
+        }
+    }
+    // Longest first, so `pa-x-1` never rewrites a part of `pa-x-12`.
+    out.sort_by_key(|(f, _)| std::cmp::Reverse(f.len()));
+    out
+}
+
+fn fix_times(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            let id_n = map
+                .get("id")
+                .or_else(|| map.get("actionId"))
+                .and_then(Value::as_str)
+                .and_then(|id| id.strip_prefix("act-").and_then(|n| n.parse::<u64>().ok()));
+            for key in ["createdAtMs", "atMs"] {
+                if let Some(t) = map.get_mut(key) {
+                    *t = json!(1_764_694_200_000u64 + 1000 * id_n.unwrap_or(1).saturating_sub(1));
+                }
+            }
+            map.values_mut().for_each(fix_times);
+        }
+        Value::Array(items) => items.iter_mut().for_each(fix_times),
+        _ => {}
+    }
+}
+
+#[test]
+fn the_demo_fixture_is_what_the_real_demo_workspace_shows() {
+    let data = tempfile::tempdir().unwrap();
+    let args = Args {
+        workspace: None,
+        script: None,
+        policy: resolve_engine::ResolvePolicy::Human,
+        data_dir: Some(data.path().to_path_buf()),
+        config_dir: Some(data.path().join("config")),
+    };
+    let state = tauri::async_runtime::block_on(AppState::start(&args)).expect("demo starts");
+    let app = resolve_desk::builder(mock_builder(), state).build(mock_context(noop_assets())).expect("app builds");
+    let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("window");
+    let app = App { _app: app, webview, ws: tempfile::tempdir().unwrap(), _data: data };
+
+    let session = invoke(&app, "get_session", json!({})).unwrap();
+    assert_eq!(session["isDemo"], true);
+    let root = session["workspaceRoot"].as_str().unwrap().to_string();
+    let queue = invoke(&app, "list_actions", json!({})).unwrap();
+    let (mut files, mut diffs, mut renames) = (json!({}), json!({}), json!({}));
+    for action in queue["actions"].as_array().unwrap() {
+        let id = action["id"].as_str().unwrap();
+        let entries = invoke(&app, "get_action_files", json!({"actionId": id})).unwrap();
+        let mut by_path = json!({});
+        for f in entries.as_array().unwrap() {
+            let path = f["path"].as_str().unwrap();
+            by_path[path] =
+                invoke(&app, "get_file_diff", json!({"actionId": id, "path": path, "context": null})).unwrap();
+        }
+        files[id] = entries;
+        diffs[id] = by_path;
+        renames[id] = invoke(&app, "get_action_renames", json!({"actionId": id})).unwrap();
+    }
+    let tools = invoke(&app, "list_tools", json!({})).unwrap();
+    let history = invoke(&app, "list_history", json!({})).unwrap();
+    // Last, as it pushes the demo's previews once more.
+    let script_steps = invoke(&app, "run_script", json!({"text": resolve_desk::demo::SCRIPT})).unwrap();
+    let fixture = normalise_demo(
+        json!({
+            "session": session, "tools": tools, "queue": queue, "files": files, "diffs": diffs,
+            "renames": renames, "history": history, "scriptSteps": script_steps,
+        }),
+        &root,
+    );
+    // Every value is the wire type the UI reads.
+    let _: resolve_protocol::QueueSnapshot = serde_json::from_value(fixture["queue"].clone()).unwrap();
+    let _: Vec<resolve_protocol::ScriptStep> = serde_json::from_value(fixture["scriptSteps"].clone()).unwrap();
+    assert_eq!(fixture["scriptSteps"][0]["line"], 2, "the demo script's first step is on line 2 (line 1 is a comment)");
+    assert_eq!(fixture["queue"]["actions"][0]["kind"], "rename");
+    assert!(!fixture["renames"]["act-0002"].as_array().unwrap().is_empty(), "{}", fixture["renames"]);
+
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/src/ipc/fixtures/demo.json");
+    let text = serde_json::to_string_pretty(&fixture).unwrap() + "\n";
+    if std::env::var_os("RD_UPDATE_FIXTURES").is_some() {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, &text).unwrap();
+    }
+    let committed = fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == text,
+        "{} differs from what the demo workspace shows; regenerate it with RD_UPDATE_FIXTURES=1 cargo test -p resolve-desk --test shell the_demo_fixture",
+        path.display()
+    );
 }

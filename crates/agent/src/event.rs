@@ -80,6 +80,14 @@ pub enum AgentEvent {
         text: String,
         details: Option<Value>,
         pending: Vec<PendingSummary>,
+        /// Ids of the actions this call pushed (typed, from the engine; not printed by
+        /// `rdesk agent`, whose line format is fixed).
+        #[serde(skip)]
+        pushed_action_ids: Vec<String>,
+        /// For a `resolve` that decided: what was decided, and who decided it (the person, when
+        /// the agent waited under the `human` policy). Not printed.
+        #[serde(skip)]
+        resolved: Option<(resolve_engine::ResolveDetails, resolve_engine::Actor)>,
     },
     /// The turn failed; `code` is stable (e.g. `unauthorized`, `model_not_found`,
     /// `connection_refused`, `idle_timeout`, `malformed_response`, `max_steps`).

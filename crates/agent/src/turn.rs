@@ -23,7 +23,10 @@
 //! - When the turn ends early (cancel, stop), calls not run get a result saying so, so the
 //!   conversation stays well-formed for the next turn.
 
-use resolve_engine::{Actor, CancellationToken, ResolvePolicy, Session, ToolContext, ToolResult, RESOLVE_TOOL_NAME};
+use resolve_engine::{
+    Actor, CallRecord, CancellationToken, ResolveDetails, ResolvePolicy, Session, ToolContext, ToolResult,
+    RESOLVE_TOOL_NAME,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -337,11 +340,15 @@ impl AgentLoop {
             arguments: parsed.clone().unwrap_or_else(|_| Value::String(call.function.arguments.clone())),
             pending: pending(session),
         });
-        let result = match parsed {
-            Err(message) => ToolResult {
-                is_error: true,
-                error_code: Some("invalid_params".into()),
-                ..ToolResult::text(message.replace("{tool}", tool))
+        let record = match parsed {
+            Err(message) => CallRecord {
+                result: ToolResult {
+                    is_error: true,
+                    error_code: Some("invalid_params".into()),
+                    ..ToolResult::text(message.replace("{tool}", tool))
+                },
+                pushed: Vec::new(),
+                decided_by: None,
             },
             Ok(args) => {
                 // A resolve the engine would refuse (bad parameters) does not wait: let it fail.
@@ -370,9 +377,14 @@ impl AgentLoop {
                 }
                 let ctx =
                     ToolContext::new(session_call_id.clone()).with_cancel(cancel.clone()).with_client(client_name);
-                session.call_with(Actor::Agent, ctx, tool, args).await
+                session.call_traced(Actor::Agent, ctx, tool, args).await
             }
         };
+        let resolved = match record.decided_by {
+            Some(by) if !record.result.is_error => ResolveDetails::of_result(&record.result).map(|d| (d, by)),
+            _ => None,
+        };
+        let result = record.result;
         self.conversation.push(Message::Tool { tool_call_id: call.id.clone(), content: model_text(&result) });
         on_event(AgentEvent::ToolResult {
             step,
@@ -384,6 +396,8 @@ impl AgentLoop {
             text: result.text_content(),
             details: result.details.clone(),
             pending: pending(session),
+            pushed_action_ids: record.pushed,
+            resolved,
         });
         false
     }

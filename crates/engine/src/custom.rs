@@ -7,14 +7,13 @@
 //! message of SPEC §6.
 
 use std::future::Future;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use futures::FutureExt;
 use serde_json::Value;
 
 use crate::changeset::ChangeSet;
-use crate::pending::{ActionId, ApplyFn, PendingActionStore, RejectFn};
+use crate::pending::{ActionId, ApplyFn, PendingActionStore, RejectFn, RenameRow};
 use crate::session::CALL_SCOPE;
 use crate::tool::{Tool, ToolError, ToolResult};
 use crate::workspace::Workspace;
@@ -36,6 +35,7 @@ pub struct CustomToolPendingAction {
     /// Defaults to `custom_tool`.
     pub source_tool_name: Option<String>,
     change_set: Option<Arc<ChangeSet>>,
+    renames: Option<Arc<[RenameRow]>>,
 }
 
 impl CustomToolPendingAction {
@@ -52,6 +52,7 @@ impl CustomToolPendingAction {
             details: None,
             source_tool_name: None,
             change_set: None,
+            renames: None,
         }
     }
 
@@ -94,6 +95,15 @@ impl CustomToolPendingAction {
         Fut: Future<Output = Result<Option<ToolResult>, ToolError>> + Send + 'static,
     {
         self.reject = Some(Box::new(move |reason| reject(reason).boxed()));
+        self
+    }
+
+    /// Shows the action as an old → new table (every row the preview selected, renamed or
+    /// not) instead of a file list; the action's kind becomes `Rename` and its counts the
+    /// rows with status `Rename`. Pair it with [`from_change_set`](Self::from_change_set)
+    /// holding the renames themselves.
+    pub fn with_renames(mut self, rows: Vec<RenameRow>) -> Self {
+        self.renames = Some(rows.into());
         self
     }
 
@@ -141,11 +151,12 @@ impl CustomToolApi {
             action.apply,
             action.reject,
             action.change_set,
+            action.renames,
             scope.as_ref().map(|s| s.call.clone()),
             scope.as_ref().and_then(|s| s.client.clone()),
         )?;
         if let Some(scope) = scope {
-            scope.pushed.fetch_add(1, Ordering::SeqCst);
+            scope.pushed.lock().unwrap_or_else(|p| p.into_inner()).push(id.clone());
         }
         Ok(id)
     }
@@ -155,9 +166,5 @@ impl CustomToolApi {
         self.workspace
             .clone()
             .ok_or_else(|| ToolError::Failed("No workspace is open in this runtime; open a workspace first.".into()))
-    }
-
-    pub fn has_store(&self) -> bool {
-        self.store.is_some()
     }
 }

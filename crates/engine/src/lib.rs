@@ -39,17 +39,20 @@ pub mod session;
 pub mod tool;
 pub mod workspace;
 
-pub use changeset::{plural, ApplyError, ApplyReport, Change, ChangeSet, ContentHash, EntryKind, FileSummary};
+pub use changeset::{
+    plural, ApplyError, ApplyReport, Change, ChangeCounts, ChangeKind, ChangeSet, ContentHash, EntryKind, FileSummary,
+};
 pub use custom::{CustomToolApi, CustomToolPendingAction, ToolFactory};
 pub use diff::{language_for_path, DiffLine, FileDiff, Hunk, LineKind};
 pub use pending::{
-    ActionId, ActionInfo, ActionStatus, PendingAction, PendingActionStore, Proposal, StoreChange, StoreEvent,
+    ActionId, ActionInfo, ActionKind, ActionStatus, PendingAction, PendingActionStore, Proposal, RenameRow,
+    RenameStatus, StoreChange, StoreEvent,
 };
 pub use registry::{RegistryError, ToolRegistry, ToolSpec};
 pub use resolve::{label_parts, render_resolve_header, ResolveAction, ResolveDetails, RESOLVE_TOOL_NAME};
 pub use session::{
-    Actor, HistoryEntry, Observer, ResolvePolicy, Session, ToolCall, ToolChoice, TranscriptEntry, PREVIEW_REMINDER,
-    SET_POLICY_TOOL_NAME,
+    Actor, CallRecord, HistoryEntry, Observer, Resolve, ResolveOutcome, ResolvePolicy, Session, ToolCall, ToolChoice,
+    TranscriptEntry, PREVIEW_REMINDER, SET_POLICY_TOOL_NAME,
 };
 pub use tool::{Content, ErrorCode, Progress, Tool, ToolContext, ToolError, ToolResult};
 pub use workspace::{Workspace, WorkspaceError};

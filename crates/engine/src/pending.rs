@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use crate::changeset::ChangeSet;
+use crate::changeset::{ChangeCounts, ChangeSet};
 use crate::resolve::ResolveAction;
 use crate::session::ToolCall;
 use crate::tool::{ToolError, ToolResult};
@@ -66,6 +66,39 @@ pub struct Proposal {
     pub call_id: String,
 }
 
+/// What kind of preview an action is, decided from what its tool gave the API (never from
+/// its free-form details): a rename table, a change set, or neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    /// File edits: a file list and diffs (its change set).
+    ChangeSet,
+    /// Renames: an old → new table ([`PendingAction::renames`]).
+    Rename,
+    /// A custom tool's own apply/reject: label and details only.
+    Custom,
+}
+
+/// What happens to one entry a rename preview selected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RenameStatus {
+    /// Renamed on apply.
+    Rename,
+    /// Selected, but its name would not change.
+    Unchanged,
+    /// A folder matched; folders are not renamed.
+    DirectorySkipped,
+}
+
+/// One row of a rename preview's old → new table (`to` equals `from` unless renamed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RenameRow {
+    pub from: String,
+    pub to: String,
+    pub status: RenameStatus,
+}
+
 /// A previewed change waiting for a decision. Built by the custom tool API
 /// ([`crate::CustomToolApi::push_pending_action`]); held by the store behind an `Arc`.
 pub struct PendingAction {
@@ -80,6 +113,8 @@ pub struct PendingAction {
     pub pushed_by: Option<String>,
     /// The change set behind it, when it has one (files and diffs are read from it lazily).
     pub change_set: Option<Arc<ChangeSet>>,
+    /// The old → new table of a rename preview (every selected entry, renamed or not).
+    pub renames: Option<Arc<[RenameRow]>>,
     pub(crate) apply: ApplyFn,
     pub(crate) reject: Option<RejectFn>,
 }
@@ -95,8 +130,29 @@ impl std::fmt::Debug for PendingAction {
 }
 
 impl PendingAction {
-    pub fn has_reject(&self) -> bool {
-        self.reject.is_some()
+    /// See [`ActionKind`]: a rename table wins over the change set that carries it out.
+    pub fn kind(&self) -> ActionKind {
+        if self.renames.is_some() {
+            ActionKind::Rename
+        } else if self.change_set.is_some() {
+            ActionKind::ChangeSet
+        } else {
+            ActionKind::Custom
+        }
+    }
+
+    /// The totals a queue card shows: a rename preview counts the entries it renames (as
+    /// files and as renames); a change set its files, lines and renames; a custom action
+    /// nothing.
+    pub fn counts(&self) -> ChangeCounts {
+        match (&self.renames, &self.change_set) {
+            (Some(rows), _) => {
+                let n = rows.iter().filter(|r| r.status == RenameStatus::Rename).count().min(u32::MAX as usize) as u32;
+                ChangeCounts { files: n, added: 0, removed: 0, renames: n }
+            }
+            (None, Some(cs)) => cs.counts(),
+            (None, None) => ChangeCounts::default(),
+        }
     }
 }
 
@@ -114,6 +170,8 @@ pub struct ActionInfo {
     /// What an agent proposed for it while waiting for the person (`human` policy).
     pub proposal: Option<Proposal>,
     pub has_change_set: bool,
+    pub kind: ActionKind,
+    pub counts: ChangeCounts,
 }
 
 /// What changed in the store.
@@ -220,6 +278,7 @@ impl PendingActionStore {
         apply: ApplyFn,
         reject: Option<RejectFn>,
         change_set: Option<Arc<ChangeSet>>,
+        renames: Option<Arc<[RenameRow]>>,
         origin: Option<ToolCall>,
         pushed_by: Option<String>,
     ) -> Result<ActionId, ToolError> {
@@ -240,6 +299,7 @@ impl PendingActionStore {
             origin,
             pushed_by,
             change_set,
+            renames,
             apply,
             reject,
         };
@@ -363,6 +423,8 @@ fn info(entry: &Entry) -> ActionInfo {
         pushed_by: a.pushed_by.clone(),
         proposal: entry.proposal.clone(),
         has_change_set: a.change_set.is_some(),
+        kind: a.kind(),
+        counts: a.counts(),
     }
 }
 
@@ -378,6 +440,7 @@ mod tests {
                 "custom_tool".into(),
                 None,
                 Box::new(|_| async { Ok(ToolResult::empty()) }.boxed()),
+                None,
                 None,
                 None,
                 None,
@@ -443,6 +506,7 @@ mod tests {
                 "t".into(),
                 None,
                 Box::new(|_| async { Ok(ToolResult::empty()) }.boxed()),
+                None,
                 None,
                 None,
                 None,

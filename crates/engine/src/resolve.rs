@@ -17,7 +17,7 @@ use crate::tool::{Content, ErrorCode, Tool, ToolContext, ToolError, ToolResult};
 
 pub const RESOLVE_TOOL_NAME: &str = "resolve";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResolveAction {
     Apply,
@@ -41,6 +41,14 @@ pub struct ResolveDetails {
     pub source_tool_name: String,
     pub label: String,
     pub action_id: String,
+}
+
+impl ResolveDetails {
+    /// The details of a `resolve` result that got as far as an action (`None` for a call
+    /// refused before anything ran, or for another tool's result).
+    pub fn of_result(result: &ToolResult) -> Option<ResolveDetails> {
+        serde_json::from_value(result.details.clone()?).ok()
+    }
 }
 
 #[derive(Deserialize)]

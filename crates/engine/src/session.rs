@@ -6,7 +6,7 @@
 //! actions pushed during it remember the call that produced them.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -18,12 +18,12 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::custom::CustomToolApi;
-use crate::pending::{PendingActionStore, Proposal, StoreChange, StoreEvent};
+use crate::pending::{ActionId, ActionStatus, PendingActionStore, Proposal, StoreChange, StoreEvent};
 use crate::registry::{RegistryError, ToolRegistry, ToolSpec};
 use crate::resolve::{
     render_resolve_header, Decision, ResolveAction, ResolveDetails, ResolveParams, ResolveTool, RESOLVE_TOOL_NAME,
 };
-use crate::tool::{Progress, Tool, ToolContext, ToolError, ToolResult};
+use crate::tool::{ErrorCode, Progress, Tool, ToolContext, ToolError, ToolResult};
 use crate::workspace::{Workspace, WorkspaceError};
 
 /// The hidden built-in tool that changes who decides (`{"policy": "human"|"agent"}`).
@@ -141,7 +141,40 @@ pub(crate) struct CallScope {
     pub call: ToolCall,
     pub actor: Actor,
     pub client: Option<String>,
-    pub pushed: Arc<AtomicUsize>,
+    pub pushed: Arc<Mutex<Vec<ActionId>>>,
+}
+
+/// A call's result with what the session knows about it, typed: the actions it pushed and,
+/// for a `resolve` that decided, who decided (the caller, or the person an agent waited for).
+#[derive(Debug, Clone)]
+pub struct CallRecord {
+    pub result: ToolResult,
+    /// Ids of the actions pushed during the call, in push order.
+    pub pushed: Vec<ActionId>,
+    /// Set for a `resolve` that decided an action (applied, discarded, or a failed apply).
+    pub decided_by: Option<Actor>,
+}
+
+/// A resolve as its caller asks for it: the typed parameters of the `resolve` tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolve {
+    pub choice: ResolveAction,
+    /// Why; required (a blank reason is refused).
+    pub reason: String,
+    /// The id of the action the caller saw on top; another action on top is refused.
+    pub expected_id: Option<String>,
+}
+
+/// What [`Session::resolve`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResolveOutcome {
+    /// Applied or discarded: the action left the stack.
+    Decided { details: ResolveDetails, text: String, decided_by: Actor },
+    /// The apply failed: the action stays on the stack with `status` (stale or failed).
+    ApplyFailed { details: ResolveDetails, text: String, status: Option<ActionStatus> },
+    /// Refused before anything ran (empty stack, another action on top, blank reason, a
+    /// closed session); nothing changed.
+    Refused { code: Option<ErrorCode>, message: String },
 }
 
 tokio::task_local! {
@@ -302,6 +335,35 @@ impl Session {
     /// and waits until a person or a script resolves that action, and returns their decision.
     /// An agent cannot call `set_policy`.
     pub async fn call_with(&self, actor: Actor, ctx: ToolContext, tool: &str, params: Value) -> ToolResult {
+        self.call_traced(actor, ctx, tool, params).await.result
+    }
+
+    /// A person's, a script's or an agent's Apply/Discard of the top action, typed. It is a
+    /// `resolve` call like any other (same door: transcript, observers, history, policy).
+    pub async fn resolve(&self, actor: Actor, resolve: Resolve) -> ResolveOutcome {
+        let mut params = json!({"action": resolve.choice.as_str(), "reason": resolve.reason});
+        if let Some(id) = &resolve.expected_id {
+            params["expected_id"] = json!(id);
+        }
+        let record = self.call_traced(actor, ToolContext::new(self.new_call_id()), RESOLVE_TOOL_NAME, params).await;
+        let text = record.result.text_content();
+        match (ResolveDetails::of_result(&record.result), record.decided_by) {
+            (Some(details), Some(decided_by)) if !record.result.is_error => {
+                ResolveOutcome::Decided { details, text, decided_by }
+            }
+            (Some(details), _) => {
+                let status = self.store.info(&details.action_id).map(|a| a.status);
+                ResolveOutcome::ApplyFailed { details, text, status }
+            }
+            (None, _) => ResolveOutcome::Refused {
+                code: record.result.error_code.as_deref().and_then(ErrorCode::parse),
+                message: text,
+            },
+        }
+    }
+
+    /// Like [`call_with`](Self::call_with), with the actions the call pushed and who decided.
+    pub async fn call_traced(&self, actor: Actor, ctx: ToolContext, tool: &str, params: Value) -> CallRecord {
         let call_id = ctx.call_id.clone();
         let client = ctx.client.clone();
         let call = ToolCall { tool: tool.to_string(), params: params.clone() };
@@ -309,9 +371,10 @@ impl Session {
             let registry = self.registry.read().unwrap_or_else(|p| p.into_inner());
             registry.validate(tool, &params).map(|_| registry.get(tool))
         };
-        let pushed = Arc::new(AtomicUsize::new(0));
+        let pushed = Arc::new(Mutex::new(Vec::new()));
         let mut relay_of = None;
         let mut proposal = None;
+        let mut decided_by = None;
         let result = match found {
             _ if self.is_closed() => ToolResult::from_error(&self.closed_error()),
             Err(err) => ToolResult::from_error(&err),
@@ -328,8 +391,9 @@ impl Session {
                 if tool == RESOLVE_TOOL_NAME && actor == Actor::Agent && self.policy() == ResolvePolicy::Human =>
             {
                 match self.relay_resolve(&ctx, params).await {
-                    Ok((result, decided_by)) => {
-                        relay_of = Some(decided_by);
+                    Ok((result, deciding_call, deciding_actor)) => {
+                        relay_of = Some(deciding_call);
+                        decided_by = Some(deciding_actor);
                         result
                     }
                     Err(err) => ToolResult::from_error(&err),
@@ -348,11 +412,15 @@ impl Session {
                 };
                 let decided_id = result.details.as_ref().and_then(|d| d.get("action_id")).and_then(Value::as_str);
                 proposal = top_proposal.filter(|(id, _)| Some(id.as_str()) == decided_id).map(|(_, p)| p);
+                if tool == RESOLVE_TOOL_NAME && decided_id.is_some() {
+                    decided_by = Some(actor);
+                }
                 result
             }
         };
+        let pushed = std::mem::take(&mut *pushed.lock().unwrap_or_else(|p| p.into_inner()));
         if actor == Actor::Agent {
-            let n = pushed.load(Ordering::SeqCst);
+            let n = pushed.len();
             let mut reminders = self.reminders.lock().unwrap_or_else(|p| p.into_inner());
             reminders.extend(std::iter::repeat_n(PREVIEW_REMINDER.to_string(), n));
         }
@@ -362,13 +430,14 @@ impl Session {
             observer(&entry);
         }
         self.transcript.lock().unwrap_or_else(|p| p.into_inner()).push(entry);
-        result
+        CallRecord { result, pushed, decided_by }
     }
 
     /// An agent's `resolve` under the `human` policy: proposes the decision on the top action
-    /// and waits for the person's. Returns the result the agent sees and the id of the call
-    /// that decided. Cancelling the call withdraws the proposal and leaves the action pending.
-    async fn relay_resolve(&self, ctx: &ToolContext, params: Value) -> Result<(ToolResult, String), ToolError> {
+    /// and waits for the person's. Returns the result the agent sees, the id of the call that
+    /// decided and who made it. Cancelling the call withdraws the proposal and leaves the
+    /// action pending.
+    async fn relay_resolve(&self, ctx: &ToolContext, params: Value) -> Result<(ToolResult, String, Actor), ToolError> {
         let params = ResolveParams::parse(params)?;
         // Subscribe before looking, so no decision or removal can slip in between. A decision
         // is published after its removal, so the agent is answered with the action gone (its
@@ -454,7 +523,7 @@ impl Session {
             };
             details.insert("decided_by".into(), json!(by));
         }
-        Ok((result, decision.call_id))
+        Ok((result, decision.call_id, decision.actor.unwrap_or(Actor::Person)))
     }
 
     fn withdraw_proposal(&self, action_id: &str, call_id: &str) {

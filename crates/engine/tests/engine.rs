@@ -662,3 +662,83 @@ async fn a_relayed_decision_reaches_the_agent_only_after_the_action_left_the_sta
         person.await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn typed_resolve_decides_refuses_and_fails_through_the_one_door() {
+    let (_d, s) = session();
+    let refused = s
+        .resolve(Actor::Person, Resolve { choice: ResolveAction::Apply, reason: "go".into(), expected_id: None })
+        .await;
+    assert_eq!(
+        refused,
+        ResolveOutcome::Refused {
+            code: Some(ErrorCode::NoPendingAction),
+            message: "No pending action to resolve. Nothing to apply or discard.".into()
+        }
+    );
+    s.api()
+        .push_pending_action(CustomToolPendingAction::new("breaks", |_| async {
+            Err(ToolError::Failed("disk on fire".into()))
+        }))
+        .unwrap();
+    let id = push(&s, "Named: ok");
+    let wrong = s
+        .resolve(
+            Actor::Person,
+            Resolve { choice: ResolveAction::Apply, reason: "r".into(), expected_id: Some("nope".into()) },
+        )
+        .await;
+    assert!(matches!(wrong, ResolveOutcome::Refused { code: Some(ErrorCode::IdMismatch), .. }), "{wrong:?}");
+    let decided = s
+        .resolve(
+            Actor::Person,
+            Resolve { choice: ResolveAction::Discard, reason: " no ".into(), expected_id: Some(id.clone()) },
+        )
+        .await;
+    let ResolveOutcome::Decided { details, text, decided_by } = decided else { panic!("{decided:?}") };
+    assert_eq!(
+        (details.action, details.reason.as_str(), details.action_id.as_str()),
+        (ResolveAction::Discard, "no", id.as_str())
+    );
+    assert_eq!(text, "Discarded: Named: ok. Reason: no");
+    assert_eq!(decided_by, Actor::Person);
+    let failed = s
+        .resolve(Actor::Script, Resolve { choice: ResolveAction::Apply, reason: "try".into(), expected_id: None })
+        .await;
+    let ResolveOutcome::ApplyFailed { details, status, .. } = failed else { panic!("{failed:?}") };
+    assert_eq!(details.label, "breaks");
+    assert!(matches!(status, Some(ActionStatus::Failed { .. })), "the action stays, failed: {status:?}");
+    let history = s.history();
+    assert_eq!(history.len(), 2, "the decided and the failed resolve are in the history, refusals are not");
+    assert_eq!((history[0].actor, history[0].is_error), (Actor::Script, true));
+    assert_eq!(s.transcript().len(), 4, "every typed resolve is a recorded call");
+}
+
+#[tokio::test]
+async fn call_records_name_the_actions_pushed_and_who_decided() {
+    let (_d, s) = human_session();
+    let pushed = s.call_traced(Actor::Agent, ToolContext::new("push-1"), "mine", json!({"n": 1})).await;
+    assert_eq!(pushed.pushed, vec![s.store().peek().unwrap().id], "the call names the action it pushed");
+    assert_eq!(pushed.decided_by, None);
+    let id = pushed.pushed[0].clone();
+    let waiting = {
+        let s = s.clone();
+        tokio::spawn(async move {
+            s.call_traced(
+                Actor::Agent,
+                ToolContext::new("agent-resolve"),
+                "resolve",
+                json!({"action": "apply", "reason": "ok"}),
+            )
+            .await
+        })
+    };
+    proposal_on_top(&s).await;
+    let person = s
+        .resolve(Actor::Person, Resolve { choice: ResolveAction::Apply, reason: "fine".into(), expected_id: Some(id) })
+        .await;
+    assert!(matches!(person, ResolveOutcome::Decided { decided_by: Actor::Person, .. }), "{person:?}");
+    let relayed = waiting.await.unwrap();
+    assert_eq!(relayed.decided_by, Some(Actor::Person), "the agent learns, typed, that the person decided");
+    assert!(relayed.pushed.is_empty());
+}

@@ -144,16 +144,9 @@ fn capture_refs(replace: &str) -> Vec<&str> {
     refs
 }
 
-/// What happens to one selected entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    Rename,
-    /// `find` does not change its name.
-    Unchanged,
-    /// A folder matched; folders are never renamed.
-    DirectorySkipped,
-}
+/// What happens to one selected entry (the engine's rename-table status, so the app shows
+/// the table without reading this tool's details).
+pub use resolve_engine::RenameStatus as Status;
 
 /// One line of the old → new table. `to` is where the entry is after apply (`from` unless
 /// it is renamed).
@@ -272,7 +265,17 @@ impl RenamePlan {
         cs
     }
 
-    /// `{"renames": [{"from", "to", "status"}…], "count": N}` for the UI.
+    /// The old → new table for the pending action ([`CustomToolPendingAction::with_renames`]).
+    ///
+    /// [`CustomToolPendingAction::with_renames`]: resolve_engine::CustomToolPendingAction::with_renames
+    pub fn rename_rows(&self) -> Vec<resolve_engine::RenameRow> {
+        self.rows
+            .iter()
+            .map(|r| resolve_engine::RenameRow { from: r.from.clone(), to: r.to.clone(), status: r.status })
+            .collect()
+    }
+
+    /// `{"renames": [{"from", "to", "status"}…], "count": N}` for the agent's result.
     pub fn details(&self) -> Value {
         json!({ "renames": self.rows, "count": self.count() })
     }

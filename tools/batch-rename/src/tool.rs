@@ -1,8 +1,6 @@
 //! The `batch_rename_preview` tool: parameters, preview text, and the pending action it
 //! pushes. This is the part a custom tool author copies.
 
-use std::sync::Arc;
-
 use async_trait::async_trait;
 use resolve_engine::changeset::plural;
 use resolve_engine::{CustomToolApi, CustomToolPendingAction, Tool, ToolContext, ToolError, ToolResult};
@@ -129,31 +127,27 @@ impl Tool for BatchRenamePreview {
             return Ok(ToolResult::text(text).with_details(plan.details()));
         }
 
-        // 2. Push the pending action: label, apply, reject, details, source.
+        // 2. Push the pending action: its change set, its table, reject, details, source.
         //
-        // `apply(reason)` hands the renames to the engine's change set, which re-checks every
-        // source (still there, same type, same content hash) and every target (still free),
-        // then renames through temporary names in the same folder and undoes everything on
-        // any failure. A stale source comes back as `ToolError::Stale` (the second `?`
-        // converts the engine's `ApplyError`), so the action is kept, marked stale.
+        // The renames go to the engine as a change set through the public API: on apply the
+        // engine re-checks every source (still there, same type, same content hash) and every
+        // target (still free), then renames through temporary names in the same folder and
+        // undoes everything on any failure. A stale source keeps the action, marked stale.
+        // The engine sees the change set (its files, its counts) and reports apply warnings.
         let details = plan.details();
-        let change_set = Arc::new(plan.change_set());
-        let apply = move |_reason: String| {
-            let (change_set, ws) = (change_set.clone(), ws.clone());
-            async move {
-                tokio::task::spawn_blocking(move || change_set.apply(&ws)).await.map_err(|e| {
-                    ToolError::Failed(format!("apply stopped unexpectedly: {e}; nothing was renamed"))
-                })??;
-                Ok(ToolResult::text(format!("Renamed {}.", plural(count, "file", "files"))))
-            }
-        };
-        let action = CustomToolPendingAction::new(label(count), apply)
-            .with_reject(move |reason| async move {
-                let files = plural(count, "file", "files");
-                Ok(Some(ToolResult::text(format!("Discarded batch rename of {files}. Reason: {reason}"))))
-            })
-            .with_details(details.clone())
-            .with_source_tool_name(TOOL_NAME);
+        let action = CustomToolPendingAction::from_change_set(
+            label(count),
+            plan.change_set(),
+            ws,
+            format!("Renamed {}.", plural(count, "file", "files")),
+        )
+        .with_renames(plan.rename_rows())
+        .with_reject(move |reason| async move {
+            let files = plural(count, "file", "files");
+            Ok(Some(ToolResult::text(format!("Discarded batch rename of {files}. Reason: {reason}"))))
+        })
+        .with_details(details.clone())
+        .with_source_tool_name(TOOL_NAME);
         let id = self.api.push_pending_action(action)?;
 
         text.push_str(&format!(

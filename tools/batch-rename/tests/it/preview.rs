@@ -184,3 +184,29 @@ async fn example_script_runs_as_written() {
     assert!(texts[3].starts_with("Discarded batch rename of 3 files. Reason: "), "{}", texts[3]);
     assert_eq!(fx.listing(), vec!["photos/", "photos/holiday-0001.jpg", "photos/holiday-0002.jpg", "photos/notes.jpg"]);
 }
+
+#[tokio::test]
+async fn the_engine_sees_the_change_set_and_the_typed_table() {
+    // Before: the tool applied its renames in a closure of its own, so the engine saw no
+    // change set (kind and counts were guessed later from the JSON details).
+    let fx = fixture(&[("IMG_1.jpg", "1"), ("IMG_2.jpg", "2"), ("notes.jpg", "n")]);
+    fx.preview(json!("*.jpg"), "^IMG_", "photo-").await;
+    let info = &fx.actions()[0];
+    assert!(info.has_change_set, "the renames reach the engine as a change set");
+    assert_eq!(info.kind, resolve_engine::ActionKind::Rename);
+    assert_eq!(info.counts, resolve_engine::ChangeCounts { files: 2, added: 0, removed: 0, renames: 2 });
+    let action = fx.session.store().get(&info.id).unwrap();
+    let cs = action.change_set.as_ref().unwrap();
+    let changed: Vec<_> = cs.files().iter().map(|f| (f.old_path.clone().unwrap(), f.path.clone(), f.change)).collect();
+    assert_eq!(
+        changed,
+        vec![
+            ("IMG_1.jpg".to_string(), "photo-1.jpg".to_string(), resolve_engine::ChangeKind::Renamed),
+            ("IMG_2.jpg".to_string(), "photo-2.jpg".to_string(), resolve_engine::ChangeKind::Renamed),
+        ]
+    );
+    let rows = action.renames.as_deref().unwrap();
+    assert_eq!(rows.len(), 3, "the table keeps the unchanged row");
+    assert_eq!(rows[2].status, resolve_engine::RenameStatus::Unchanged);
+    assert_eq!(fx.apply().await.text_content(), "Renamed 2 files.");
+}

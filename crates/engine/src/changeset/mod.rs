@@ -15,16 +15,28 @@
 //!
 //! Paths are workspace-relative with `/`; every one is resolved through [`Workspace`].
 
-use std::collections::{HashMap, HashSet};
+//!
+//! Files: [`plan`] (verification: every entry against the disk, before anything is
+//! written), [`commit`] (staging and the renames), [`rollback`] (the undo journal and the
+//! final clean-up), [`metadata`] (per-file summaries and totals).
+
+mod commit;
+mod metadata;
+mod plan;
+mod rollback;
+
 use std::fmt;
 use std::fs;
-use std::io::{self, Write};
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::io;
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
+
+use commit::commit;
+use metadata::summarise;
+pub use metadata::{ChangeCounts, ChangeKind, FileSummary};
+use rollback::Journal;
 
 use crate::diff::{self, FileDiff};
 use crate::tool::ToolError;
@@ -99,19 +111,6 @@ impl Change {
             Change::Rename { to, .. } => to,
         }
     }
-}
-
-/// Per-file numbers for lists and labels.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FileSummary {
-    pub path: String,
-    pub old_path: Option<String>,
-    /// `modified`, `added`, `deleted` or `renamed`.
-    pub change: &'static str,
-    pub binary: bool,
-    pub too_large: bool,
-    pub added: u32,
-    pub removed: u32,
 }
 
 /// What an apply did.
@@ -271,6 +270,19 @@ impl ChangeSet {
         self.files().iter().fold((0, 0), |(a, r), f| (a + f.added as u64, r + f.removed as u64))
     }
 
+    /// Files, added and removed lines, and renames (saturating at `u32::MAX`).
+    pub fn counts(&self) -> ChangeCounts {
+        let files = self.files();
+        let (added, removed) = self.line_totals();
+        let to_u32 = |n: u64| n.min(u32::MAX as u64) as u32;
+        ChangeCounts {
+            files: to_u32(files.len() as u64),
+            added: to_u32(added),
+            removed: to_u32(removed),
+            renames: to_u32(files.iter().filter(|f| f.change == ChangeKind::Renamed).count() as u64),
+        }
+    }
+
     /// The structured diff of one file (by the path shown in [`files`](Self::files)).
     pub fn diff_file(&self, path: &str, context: usize) -> Option<FileDiff> {
         let change = self.changes.iter().find(|c| c.path() == path)?;
@@ -303,11 +315,6 @@ impl ChangeSet {
         out
     }
 
-    /// Checks every entry against the disk without writing anything.
-    pub fn verify(&self, ws: &Workspace) -> Result<(), ApplyError> {
-        self.plan(ws).map(|_| ())
-    }
-
     /// Verifies, then writes everything or nothing (see the module docs).
     pub fn apply(&self, ws: &Workspace) -> Result<ApplyReport, ApplyError> {
         let plan = self.plan(ws)?;
@@ -325,439 +332,6 @@ impl ChangeSet {
             }
         }
     }
-
-    fn plan(&self, ws: &Workspace) -> Result<Vec<Step>, ApplyError> {
-        let mut stale = Vec::new();
-        let mut read_only = Vec::new();
-        let mut steps = Vec::new();
-        let mut touched: HashSet<PathBuf> = HashSet::new();
-        let rename_sources: HashSet<PathBuf> = self
-            .changes
-            .iter()
-            .filter_map(|c| match c {
-                Change::Rename { from, .. } => ws.resolve_entry(from).ok(),
-                _ => None,
-            })
-            .collect();
-        let resolve = |p: &str, entry: bool| -> Result<PathBuf, ApplyError> {
-            let r = if entry { ws.resolve_entry(p) } else { ws.resolve(p) };
-            r.map_err(|e| ApplyError::Invalid(format!("{e}")))
-        };
-        let mut targets: HashSet<PathBuf> = HashSet::new();
-        fn claim(touched: &mut HashSet<PathBuf>, abs: &Path, shown: &str) -> Result<(), ApplyError> {
-            if touched.insert(abs.to_path_buf()) {
-                Ok(())
-            } else {
-                Err(ApplyError::Invalid(format!(
-                    "The change set touches {shown} twice; a path may appear in one change only."
-                )))
-            }
-        }
-        for change in &self.changes {
-            match change {
-                Change::Edit { path, before_hash, after, .. } => {
-                    let abs = resolve(path, false)?;
-                    claim(&mut touched, &abs, path)?;
-                    if let Some(meta) = check_unchanged(&abs, path, before_hash, "deleted", &mut stale, &mut read_only)
-                    {
-                        steps.push(Step::Replace { abs, contents: after.clone(), meta: Some(meta) });
-                    }
-                }
-                Change::Delete { path, before_hash, .. } => {
-                    let abs = resolve(path, false)?;
-                    claim(&mut touched, &abs, path)?;
-                    if check_unchanged(&abs, path, before_hash, "already deleted", &mut stale, &mut read_only).is_some()
-                    {
-                        steps.push(Step::Delete { abs });
-                    }
-                }
-                Change::Create { path, contents } => {
-                    let abs = resolve(path, false)?;
-                    claim(&mut touched, &abs, path)?;
-                    if fs::symlink_metadata(&abs).is_ok() {
-                        stale.push((path.clone(), "now exists".into()));
-                    } else {
-                        steps.push(Step::Replace { abs, contents: contents.clone(), meta: None });
-                    }
-                }
-                Change::Rename { from, to, kind, before_hash } => {
-                    let from_abs = resolve(from, true)?;
-                    let to_abs = resolve(to, true)?;
-                    claim(&mut touched, &from_abs, from)?;
-                    if to_abs != from_abs {
-                        // A target may be another rename's source (chains, swaps), never twice a target.
-                        let clash = (touched.contains(&to_abs) && !rename_sources.contains(&to_abs))
-                            || !targets.insert(to_abs.clone());
-                        if clash {
-                            return Err(ApplyError::Invalid(format!(
-                                "The change set touches {to} twice; a path may appear in one change only."
-                            )));
-                        }
-                    }
-                    match fs::symlink_metadata(&from_abs) {
-                        Err(_) => {
-                            stale.push((from.clone(), "missing".into()));
-                            continue;
-                        }
-                        Ok(m) => {
-                            let now = if m.file_type().is_symlink() {
-                                EntryKind::Symlink
-                            } else if m.is_file() {
-                                EntryKind::File
-                            } else {
-                                stale.push((from.clone(), "no longer a file".into()));
-                                continue;
-                            };
-                            if now != *kind {
-                                stale.push((from.clone(), "file type changed".into()));
-                                continue;
-                            }
-                            match ContentHash::of_entry(&from_abs, *kind) {
-                                Ok(h) if h == *before_hash => {}
-                                Ok(_) => {
-                                    stale.push((from.clone(), "content changed".into()));
-                                    continue;
-                                }
-                                Err(e) => {
-                                    stale.push((from.clone(), format!("unreadable: {e}")));
-                                    continue;
-                                }
-                            }
-                        }
-                    }
-                    if let Ok(target) = fs::symlink_metadata(&to_abs) {
-                        let same_inode = fs::symlink_metadata(&from_abs)
-                            .map(|m| m.ino() == target.ino() && m.dev() == target.dev())
-                            .unwrap_or(false);
-                        if !rename_sources.contains(&to_abs) && !same_inode {
-                            stale.push((to.clone(), "target now exists".into()));
-                            continue;
-                        }
-                    }
-                    steps.push(Step::Move { from: from_abs, to: to_abs });
-                }
-            }
-        }
-        if !stale.is_empty() {
-            return Err(ApplyError::Stale { files: stale });
-        }
-        if !read_only.is_empty() {
-            return Err(ApplyError::ReadOnly { files: read_only });
-        }
-        if stale.is_empty() {
-            Ok(steps)
-        } else {
-            Err(ApplyError::Stale { files: stale })
-        }
-    }
-}
-
-/// The file's metadata when it still has the previewed content; otherwise records why not
-/// (`stale`), and notes it in `read_only` when it is marked read-only.
-fn check_unchanged(
-    abs: &Path,
-    path: &str,
-    before_hash: &ContentHash,
-    missing: &str,
-    stale: &mut Vec<(String, String)>,
-    read_only: &mut Vec<String>,
-) -> Option<fs::Metadata> {
-    match current_file(abs) {
-        Ok(Some((hash, meta))) if hash == *before_hash => {
-            if meta.permissions().readonly() {
-                read_only.push(path.to_string());
-            }
-            Some(meta)
-        }
-        Ok(Some(_)) => {
-            stale.push((path.to_string(), "content changed".into()));
-            None
-        }
-        Ok(None) => {
-            stale.push((path.to_string(), missing.into()));
-            None
-        }
-        Err(e) => {
-            stale.push((path.to_string(), format!("unreadable: {e}")));
-            None
-        }
-    }
-}
-
-/// `Ok(None)` when missing; an error when it is not a regular file or cannot be read.
-fn current_file(abs: &Path) -> io::Result<Option<(ContentHash, fs::Metadata)>> {
-    let meta = match fs::metadata(abs) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    if !meta.is_file() {
-        return Err(io::Error::other("not a regular file"));
-    }
-    Ok(Some((ContentHash::of(&fs::read(abs)?), meta)))
-}
-
-fn summarise(change: &Change) -> FileSummary {
-    let (path, old_path, kind, old, new): (&str, Option<&str>, &'static str, &[u8], &[u8]) = match change {
-        Change::Edit { path, before, after, .. } => (path, None, "modified", before, after),
-        Change::Create { path, contents } => (path, None, "added", b"", contents),
-        Change::Delete { path, before, .. } => (path, None, "deleted", before, b""),
-        Change::Rename { from, to, .. } => (to, Some(from), "renamed", b"", b""),
-    };
-    let binary = diff::is_binary(old) || diff::is_binary(new);
-    let too_large = old.len() > diff::MAX_DIFF_BYTES || new.len() > diff::MAX_DIFF_BYTES;
-    let (added, removed) = if binary || too_large || kind == "renamed" {
-        (0, 0)
-    } else {
-        diff::line_counts(&String::from_utf8_lossy(old), &String::from_utf8_lossy(new))
-    };
-    FileSummary {
-        path: path.to_string(),
-        old_path: old_path.map(str::to_string),
-        change: kind,
-        binary,
-        too_large,
-        added,
-        removed,
-    }
-}
-
-/// A verified step of the commit.
-enum Step {
-    /// Write `contents` at `abs` (replacing the file when `meta` is its metadata, creating it
-    /// otherwise).
-    Replace {
-        abs: PathBuf,
-        contents: Arc<[u8]>,
-        meta: Option<fs::Metadata>,
-    },
-    Delete {
-        abs: PathBuf,
-    },
-    Move {
-        from: PathBuf,
-        to: PathBuf,
-    },
-}
-
-/// What was done, so it can be undone.
-enum Undo {
-    /// A temporary file to remove (never renamed into place).
-    Staged(PathBuf),
-    /// A directory created for a new file.
-    CreatedDir(PathBuf),
-    /// `path` now has new contents; the original is at `backup`.
-    Replaced { path: PathBuf, backup: PathBuf },
-    /// `path` did not exist before.
-    Created(PathBuf),
-    /// `path` was moved to `backup`.
-    Deleted { path: PathBuf, backup: PathBuf },
-    /// An entry was moved from `from` to `to`.
-    Moved { from: PathBuf, to: PathBuf },
-}
-
-#[derive(Default)]
-struct Journal {
-    undo: Vec<Undo>,
-}
-
-type StepError = (PathBuf, &'static str, io::Error);
-
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// A short, unique name beside `target` (short so that a 255-byte file name still fits).
-fn temp_beside(target: &Path, suffix: &str) -> PathBuf {
-    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let dir = target.parent().unwrap_or(Path::new("."));
-    dir.join(format!(".rdesk-{}-{n}.{suffix}", std::process::id()))
-}
-
-fn fault(path: &Path) -> io::Result<()> {
-    #[cfg(feature = "fault-injection")]
-    {
-        crate::fault::check(path)
-    }
-    #[cfg(not(feature = "fault-injection"))]
-    {
-        let _ = path;
-        Ok(())
-    }
-}
-
-fn commit(plan: &[Step], journal: &mut Journal) -> Result<(), StepError> {
-    // Stage: every new content as a temporary beside its target.
-    let mut staged: HashMap<usize, PathBuf> = HashMap::new();
-    for (i, step) in plan.iter().enumerate() {
-        if let Step::Replace { abs, contents, meta } = step {
-            if let Some(parent) = abs.parent() {
-                create_dirs(parent, journal).map_err(|e| (parent.to_path_buf(), "create the folder of", e))?;
-            }
-            let tmp = temp_beside(abs, "tmp");
-            write_temp(&tmp, contents, meta.as_ref(), journal)
-                .map_err(|e| (abs.clone(), "stage new contents for", e))?;
-            staged.insert(i, tmp);
-        }
-    }
-    // Renames, phase one: every source out of the way, under a temporary name.
-    let mut parked: HashMap<usize, PathBuf> = HashMap::new();
-    for (i, step) in plan.iter().enumerate() {
-        if let Step::Move { from, to } = step {
-            if from == to {
-                continue;
-            }
-            let tmp = temp_beside(from, "mv");
-            fault(from).and_then(|_| fs::rename(from, &tmp)).map_err(|e| (from.clone(), "rename", e))?;
-            journal.undo.push(Undo::Moved { from: from.clone(), to: tmp.clone() });
-            parked.insert(i, tmp);
-        }
-    }
-    for (i, step) in plan.iter().enumerate() {
-        match step {
-            Step::Replace { abs, meta, .. } => {
-                let tmp = &staged[&i];
-                fault(abs).map_err(|e| (abs.clone(), "write", e))?;
-                if meta.is_some() {
-                    let backup = temp_beside(abs, "bak");
-                    fs::hard_link(abs, &backup).map_err(|e| (abs.clone(), "back up", e))?;
-                    if let Err(e) = fs::rename(tmp, abs) {
-                        let _ = fs::remove_file(&backup);
-                        return Err((abs.clone(), "write", e));
-                    }
-                    journal.forget_staged(tmp);
-                    journal.undo.push(Undo::Replaced { path: abs.clone(), backup });
-                } else {
-                    if fs::symlink_metadata(abs).is_ok() {
-                        return Err((
-                            abs.clone(),
-                            "create",
-                            io::Error::new(io::ErrorKind::AlreadyExists, "it appeared during apply"),
-                        ));
-                    }
-                    fs::rename(tmp, abs).map_err(|e| (abs.clone(), "create", e))?;
-                    journal.forget_staged(tmp);
-                    journal.undo.push(Undo::Created(abs.clone()));
-                }
-            }
-            Step::Delete { abs } => {
-                let backup = temp_beside(abs, "bak");
-                fault(abs).and_then(|_| fs::rename(abs, &backup)).map_err(|e| (abs.clone(), "delete", e))?;
-                journal.undo.push(Undo::Deleted { path: abs.clone(), backup });
-            }
-            Step::Move { to, .. } => {
-                let Some(tmp) = parked.get(&i) else { continue };
-                if fs::symlink_metadata(to).is_ok() {
-                    return Err((
-                        to.clone(),
-                        "rename onto",
-                        io::Error::new(io::ErrorKind::AlreadyExists, "the target appeared during apply"),
-                    ));
-                }
-                fault(to).and_then(|_| fs::rename(tmp, to)).map_err(|e| (to.clone(), "rename", e))?;
-                journal.undo.push(Undo::Moved { from: tmp.clone(), to: to.clone() });
-            }
-        }
-    }
-    Ok(())
-}
-
-fn create_dirs(dir: &Path, journal: &mut Journal) -> io::Result<()> {
-    if dir.exists() {
-        return Ok(());
-    }
-    if let Some(parent) = dir.parent() {
-        create_dirs(parent, journal)?;
-    }
-    fs::create_dir(dir)?;
-    journal.undo.push(Undo::CreatedDir(dir.to_path_buf()));
-    Ok(())
-}
-
-fn write_temp(tmp: &Path, contents: &[u8], meta: Option<&fs::Metadata>, journal: &mut Journal) -> io::Result<()> {
-    fault(tmp)?;
-    let mut f = fs::OpenOptions::new().write(true).create_new(true).open(tmp)?;
-    journal.undo.push(Undo::Staged(tmp.to_path_buf()));
-    f.write_all(contents)?;
-    if let Some(meta) = meta {
-        f.set_permissions(meta.permissions())?;
-        if meta.uid() != f.metadata()?.uid() || meta.gid() != f.metadata()?.gid() {
-            // Keep the owner when we may (root); otherwise the mode is what matters.
-            let _ = std::os::unix::fs::fchown(&f, Some(meta.uid()), Some(meta.gid()));
-        }
-    }
-    f.sync_all()
-}
-
-impl Journal {
-    fn forget_staged(&mut self, tmp: &Path) {
-        self.undo.retain(|u| !matches!(u, Undo::Staged(p) if p == tmp));
-    }
-
-    /// Undoes every step, newest first. Returns what could not be restored.
-    fn rollback(&mut self) -> Vec<String> {
-        let mut failures = Vec::new();
-        while let Some(step) = self.undo.pop() {
-            let result = match &step {
-                Undo::Staged(p) | Undo::Created(p) => fs::remove_file(p),
-                Undo::CreatedDir(p) => fs::remove_dir(p),
-                Undo::Replaced { path, backup } | Undo::Deleted { path, backup } => fs::rename(backup, path),
-                Undo::Moved { from, to } => fs::rename(to, from),
-            };
-            if let Err(e) = result {
-                let what = match &step {
-                    Undo::Staged(p) | Undo::Created(p) | Undo::CreatedDir(p) => {
-                        format!("{} (remove: {e})", p.display())
-                    }
-                    Undo::Replaced { path, backup } | Undo::Deleted { path, backup } => {
-                        format!("{} (its previous contents are in {}: {e})", path.display(), backup.display())
-                    }
-                    Undo::Moved { from, to } => {
-                        format!("{} (it is now at {}: {e})", from.display(), to.display())
-                    }
-                };
-                failures.push(what);
-            }
-        }
-        failures
-    }
-
-    /// Removes backups and syncs the touched folders.
-    fn finalise(self, plan: &[Step]) -> ApplyReport {
-        let mut report = ApplyReport::default();
-        let mut dirs: HashSet<PathBuf> = HashSet::new();
-        for u in &self.undo {
-            match u {
-                Undo::Replaced { path, backup } | Undo::Deleted { path, backup } => {
-                    if let Err(e) = fs::remove_file(backup) {
-                        report.warnings.push(format!("could not remove backup {}: {e}", backup.display()));
-                    }
-                    if let Some(d) = path.parent() {
-                        dirs.insert(d.to_path_buf());
-                    }
-                }
-                Undo::Created(p) | Undo::Moved { to: p, .. } => {
-                    if let Some(d) = p.parent() {
-                        dirs.insert(d.to_path_buf());
-                    }
-                }
-                Undo::Staged(_) | Undo::CreatedDir(_) => {}
-            }
-        }
-        for d in dirs {
-            if let Ok(f) = fs::File::open(&d) {
-                let _ = f.sync_all();
-            }
-        }
-        for step in plan {
-            match step {
-                Step::Replace { meta: Some(_), .. } => report.edited += 1,
-                Step::Replace { meta: None, .. } => report.created += 1,
-                Step::Delete { .. } => report.deleted += 1,
-                Step::Move { from, to } if from != to => report.renamed += 1,
-                Step::Move { .. } => {}
-            }
-        }
-        report
-    }
 }
 
 impl From<WorkspaceError> for ApplyError {
@@ -769,6 +343,7 @@ impl From<WorkspaceError> for ApplyError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
     use std::os::unix::fs::PermissionsExt;
 
     fn setup() -> (tempfile::TempDir, Workspace) {
@@ -950,10 +525,11 @@ mod tests {
         let mut cs = ChangeSet::new();
         cs.edit("a.ts", b"a\nb\n".to_vec(), b"a\nc\nd\n".to_vec()).create("n.ts", b"x\n".to_vec());
         let files = cs.files();
-        assert_eq!(files[0].change, "modified");
+        assert_eq!(files[0].change, ChangeKind::Modified);
         assert_eq!((files[0].added, files[0].removed), (2, 1));
-        assert_eq!(files[1].change, "added");
+        assert_eq!(files[1].change, ChangeKind::Added);
         assert_eq!(cs.line_totals(), (3, 1));
+        assert_eq!(cs.counts(), ChangeCounts { files: 2, added: 3, removed: 1, renames: 0 });
         assert_eq!(cs.diff_file("a.ts", 3).unwrap().hunks.len(), 1);
         assert!(cs.diff_file("missing", 3).is_none());
         assert!(cs.unified_diff(3).contains("+++ b/n.ts"));
