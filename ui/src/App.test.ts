@@ -2,13 +2,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import App from './App.svelte';
-import { FakeBackend } from './ipc/fakeBackend';
-import type { ToolProgress, ToolRunOutcome } from './ipc/backend';
+import { FakeBackend } from './test/fakeBackend';
+import { reviewScenario } from './test/scenarios';
+import type { QueueChanged, ToolProgress, ToolRunOutcome } from './ipc/backend';
 
 afterEach(() => cleanup());
 
 async function setup(options: ConstructorParameters<typeof FakeBackend>[0] = {}) {
-  const backend = new FakeBackend({ latencyMs: 0, ...options });
+  const backend = new FakeBackend({ latencyMs: 0, scenario: reviewScenario(), ...options });
   const user = userEvent.setup();
   render(App, { backend });
   await waitFor(() => expect(screen.getAllByTestId('queue-card').length).toBe(4));
@@ -123,7 +124,7 @@ describe('decision panel', () => {
     await user.click(screen.getByRole('button', { name: 'Looks correct' }));
     await user.click(screen.getByTestId('apply-button'));
     expect(spy).toHaveBeenCalledWith('apply', 'Looks correct', topId);
-    await waitFor(() => expect(screen.getByTestId('result-banner')).toHaveTextContent('Applied 3 replacements in 2 files.'));
+    await waitFor(() => expect(screen.getByTestId('result-banner')).toHaveTextContent('Applied: AST Edit: 3 replacements in 2 files.'));
     await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(3));
     expect(screen.getAllByTestId('queue-card')[0]!.dataset.actionId).not.toBe(topId);
     expect(screen.getByTestId('reason-input')).toHaveValue('');
@@ -156,7 +157,7 @@ describe('decision panel', () => {
     await user.click(screen.getByRole('button', { name: 'Not needed' }));
     await user.click(screen.getByTestId('discard-button'));
     await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(3));
-    await waitFor(() => expect(screen.getByTestId('stale-files')).toHaveTextContent('assets/img_002.PNG'));
+    await waitFor(() => expect(screen.getByTestId('stale-files')).toHaveTextContent('assets/img_001.PNG'));
     expect(screen.getByTestId('rerun-button')).toBeEnabled();
     expect(screen.getAllByTestId('rename-row').length).toBeGreaterThan(0);
     await user.click(screen.getByTestId('rerun-button'));
@@ -221,7 +222,9 @@ describe('history and tools', () => {
     await user.click(screen.getByTestId('history-button'));
     const headers = screen.getAllByTestId('history-header').map((h) => h.textContent?.replace(/\s+/g, ' ').trim());
     expect(headers[0]).toBe('Accept: 3 replacements in 2 files [AST Edit]');
-    expect(headers[1]).toMatch(/^Discard: /);
+    expect(headers.slice(1), 'then the earlier entries (history.json)').toEqual([
+      'Accept: 3 replacements in 2 files [AST Edit]', 'Failed: Changelog entry for 2.4.0 [custom_tool]', 'Discard: 2 files [Batch rename]',
+    ]);
   });
 
   it('runs a tool from the generated form and shows the result', async () => {
@@ -236,7 +239,7 @@ describe('history and tools', () => {
   });
 
   it('shows only the progress events of the run in flight and clears them when it ends', async () => {
-    const backend = new FakeBackend({ latencyMs: 0 });
+    const backend = new FakeBackend({ latencyMs: 0, scenario: reviewScenario() });
     let emit: (e: ToolProgress) => void = () => {};
     vi.spyOn(backend, 'onToolProgress').mockImplementation(async (h) => {
       emit = h;
@@ -273,5 +276,59 @@ describe('history and tools', () => {
     await waitFor(() => expect(within(dialog).getByTestId('tool-progress')).toHaveTextContent('Collecting files — 1/4'));
     finish({ callId: 'call-9', isError: false, text: 'Again.', details: null });
     await waitFor(() => expect(within(dialog).getByTestId('tool-result')).toHaveTextContent('Again.'));
+  });
+});
+
+describe('one Apply, one refresh', () => {
+  // Counts the queue and history reads an Apply causes, from the click to the end of the
+  // resolve (busy off) and one more backend round trip.
+  async function applyAndCount(backend: FakeBackend, user: ReturnType<typeof userEvent.setup>) {
+    const listActions = vi.spyOn(backend, 'listActions');
+    const listHistory = vi.spyOn(backend, 'listHistory');
+    await user.click(screen.getByRole('button', { name: 'Looks correct' }));
+    await user.click(screen.getByTestId('apply-button'));
+    await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(3));
+    await waitFor(() => expect(screen.getByTestId('apply-button')).not.toHaveAttribute('aria-busy', 'true'));
+    await backend.getSession();
+    return { queue: listActions.mock.calls.length, history: listHistory.mock.calls.length };
+  }
+
+  it('reads the queue once and the history once (queue-changed arrives during the resolve)', async () => {
+    const { backend, user } = await setup();
+    expect(await applyAndCount(backend, user)).toEqual({ queue: 1, history: 1 });
+    await user.click(screen.getByTestId('history-button'));
+    expect(screen.getAllByTestId('history-header')[0]).toHaveTextContent('Accept: 3 replacements in 2 files');
+  });
+
+  it('reads them once when queue-changed arrives after the resolve returned', async () => {
+    const backend = new FakeBackend({ latencyMs: 0, scenario: reviewScenario() });
+    // Hold the events back and deliver them after the resolve's own refresh (as the
+    // Tauri event channel may).
+    const held: QueueChanged[] = [];
+    let deliver: (e: QueueChanged) => void = () => {};
+    const subscribe = backend.onQueueChanged.bind(backend);
+    vi.spyOn(backend, 'onQueueChanged').mockImplementation(async (h) => {
+      deliver = h;
+      return subscribe((e) => held.push(e));
+    });
+    const user = userEvent.setup();
+    render(App, { backend });
+    await waitFor(() => expect(screen.getAllByTestId('file-row').length).toBeGreaterThan(0));
+    const counts = await applyAndCount(backend, user);
+    expect(held.length, 'the apply changed the store').toBeGreaterThan(0);
+    const listActions = vi.spyOn(backend, 'listActions');
+    held.splice(0).forEach((e) => deliver(e));
+    await backend.getSession();
+    expect(counts).toEqual({ queue: 1, history: 1 });
+    expect(listActions, 'a change already on screen is not read again').not.toHaveBeenCalled();
+  });
+
+  it('still reads a change that happens after the Apply', async () => {
+    const { backend, user } = await setup();
+    await applyAndCount(backend, user);
+    const listActions = vi.spyOn(backend, 'listActions');
+    await backend.runTool('ast_edit', { ops: [{ pat: 'console.warn($A)', out: 'logger.warn($A)' }] });
+    await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(4));
+    expect(listActions).toHaveBeenCalledTimes(1);
   });
 });

@@ -10,7 +10,8 @@ import { foldUpdates, waitingCall } from '../lib/conversation';
 import ConversationPanel from './ConversationPanel.svelte';
 import AgentSettingsDialog from './AgentSettingsDialog.svelte';
 import App from '../App.svelte';
-import { FakeBackend } from '../ipc/fakeBackend';
+import { FakeBackend } from '../test/fakeBackend';
+import { reviewScenario } from '../test/scenarios';
 
 const FIXTURES = resolve(__dirname, '../../../crates/protocol/fixtures');
 const fixture = <T,>(name: string): T => JSON.parse(readFileSync(resolve(FIXTURES, name), 'utf8')) as T;
@@ -98,7 +99,7 @@ describe('agent settings (agent_settings.json)', () => {
 });
 
 async function app(scenario: 'demo' | 'empty' = 'empty') {
-  const backend = new FakeBackend({ latencyMs: 0, scenario });
+  const backend = new FakeBackend({ latencyMs: 0, scenario: scenario === 'demo' ? reviewScenario() : 'empty' });
   const user = userEvent.setup();
   localStorage.setItem('resolve-desk.agentOpen', '1');
   render(App, { backend });

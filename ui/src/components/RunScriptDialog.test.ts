@@ -1,70 +1,91 @@
 import { describe, expect, it, vi } from 'vitest';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { render, screen, waitFor, within, fireEvent } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import RunScriptDialog from './RunScriptDialog.svelte';
-import { FakeBackend } from '../ipc/fakeBackend';
-import { parseScriptLine, runnableLines } from '../lib/script';
+import type { ScriptStep } from '../ipc/backend';
 
 const EDIT = (pat: string) => JSON.stringify({ tool: 'ast_edit', params: { ops: [{ pat, out: 'logger.info($A)' }], path: 'src' } });
 
-function setup(script: string) {
-  const backend = new FakeBackend({ latencyMs: 0, scenario: 'empty' });
-  const runTool = vi.spyOn(backend, 'runTool');
-  const runScript = vi.spyOn(backend, 'runScript');
-  const user = userEvent.setup();
-  render(RunScriptDialog, {
-    onRunAll: (text: string) => backend.runScript(text),
-    onStep: (tool: string, params: Record<string, unknown>) => backend.runTool(tool, params),
+type Answer = Omit<ScriptStep, 'step' | 'line'> | { reject: string };
+
+/**
+ * Stands in for the shell's `run_script`, answering per exact line text (the UI parses
+ * nothing, so neither does this): lines it has no answer for are skipped, like blank and
+ * comment lines; a `reject` answer rejects the call, as a malformed line does.
+ */
+function runScriptStub(answers: Record<string, Answer>) {
+  return vi.fn(async (text: string): Promise<ScriptStep[]> => {
+    const steps: ScriptStep[] = [];
+    const lines = text.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const a = answers[lines[i]!];
+      if (!a) continue;
+      if ('reject' in a) throw { code: 'invalidParams', message: `line ${i + 1}: ${a.reject}; the steps before it ran.` };
+      steps.push({ step: steps.length + 1, line: i + 1, ...a });
+    }
+    return steps;
   });
+}
+
+const ANSWERS: Record<string, Answer> = {
+  [EDIT('console.log($A)')]: { tool: 'ast_edit', isError: false, text: 'Preview of console.log. This is a preview.' },
+  [EDIT('console.warn($A)')]: { tool: 'ast_edit', isError: false, text: 'Preview of console.warn. This is a preview.' },
+  '{"tool":"nope"}': { tool: 'nope', isError: true, text: 'Unknown tool: nope' },
+  '{"tool": "ast_edit", params}': { reject: 'not valid JSON: key must be a string at line 1 column 20' },
+  '[1]': { reject: 'expected an object like {"tool": "resolve", "params": {...}}, got an array' },
+};
+
+function setup(script: string, runScript = runScriptStub(ANSWERS)) {
+  const user = userEvent.setup();
+  render(RunScriptDialog, { onRunAll: runScript });
   fireEvent.input(screen.getByTestId('script-input'), { target: { value: script } });
-  return { backend, runTool, runScript, user };
+  return { runScript, user };
 }
 
 function lineState(n: number) {
   return screen.getAllByTestId('script-line').find((l) => l.dataset.line === String(n))?.dataset.state;
 }
 
-describe('script line format', () => {
-  it('skips blank and # lines, defaults params to {}, names the line of a malformed one', () => {
-    expect(runnableLines('# c\n\n{"tool":"a"}\n  {"tool":"b"}\n')).toEqual([3, 4]);
-    expect(parseScriptLine(1, '# comment')).toBeNull();
-    expect(parseScriptLine(2, '{"tool":"resolve"}')).toEqual({ line: 2, tool: 'resolve', params: {} });
-    expect(() => parseScriptLine(7, '{nope')).toThrow(/^line 7: not valid JSON: /);
-    expect(() => parseScriptLine(3, '[1]')).toThrow('line 3: expected an object like {"tool": "resolve", "params": {...}}, got an array');
-    expect(() => parseScriptLine(2, '{"tool":"x","params":3}')).toThrow('line 2: `params` must be an object, got a number');
-    expect(() => parseScriptLine(2, '{"tool":"x","parms":{}}')).toThrow('line 2: unknown field `parms`');
-    expect(() => parseScriptLine(4, '{"params":{}}')).toThrow('line 4: missing field `tool`');
-    expect(() => parseScriptLine(4, '{"tool":"  "}')).toThrow('line 4: `tool` must be a non-empty tool name');
-  });
-});
-
 describe('RunScriptDialog', () => {
+  it('numbers each result by the line it came from, not by its step count (the Run script line bug)', async () => {
+    // The shell's answer for a script whose first step is on line 3 (script_steps.json).
+    const steps = JSON.parse(readFileSync(resolve(__dirname, '../../../crates/protocol/fixtures/script_steps.json'), 'utf8')) as ScriptStep[];
+    expect(steps[0]!.step, 'the fixture has a step whose count differs from its line').not.toBe(steps[0]!.line);
+    const { user } = setup('# two steps\n\n' + steps.map(() => EDIT('console.log($A)')).join('\n'), vi.fn(async () => steps));
+    await user.click(screen.getByTestId('script-run'));
+    await waitFor(() => expect(screen.getAllByTestId('script-step')).toHaveLength(steps.length));
+    const shown = screen.getAllByTestId('script-step');
+    expect(shown.map((s) => s.dataset.line)).toEqual(steps.map((s) => String(s.line)));
+    expect(shown[0]).toHaveTextContent(`line ${steps[0]!.line}`);
+  });
+
   it('steps through the script one line at a time in the same session', async () => {
-    const { backend, runTool, runScript, user } = setup(`# two previews\n${EDIT('console.log($A)')}\n\n${EDIT('console.warn($A)')}\n`);
+    const { runScript, user } = setup(`# two previews\n${EDIT('console.log($A)')}\n\n${EDIT('console.warn($A)')}\n`);
     await user.click(screen.getByTestId('script-step-button'));
 
     await waitFor(() => expect(screen.getAllByTestId('script-step')).toHaveLength(1));
     expect(screen.queryByTestId('script-input'), 'the script is locked while stepping').toBeNull();
     expect(screen.getByTestId('script-counter')).toHaveTextContent('line 2 of 4');
     expect(lineState(2), 'the line just run is highlighted').toBe('current');
-    expect(lineState(4)).toBe('next');
-    expect(lineState(1)).toBe('skipped');
+    expect(lineState(1), 'the comment was sent and ran nothing').toBe('skipped');
+    expect(lineState(3)).toBe('next');
+    expect(lineState(4)).toBe('pending');
     expect(screen.getAllByTestId('script-step')[0]).toHaveTextContent('line 2');
     expect(screen.getAllByTestId('script-step')[0]).toHaveTextContent('This is a preview');
-    expect(runTool).toHaveBeenCalledTimes(1);
-    expect(runTool).toHaveBeenLastCalledWith('ast_edit', { ops: [{ pat: 'console.log($A)', out: 'logger.info($A)' }], path: 'src' });
-    expect((await backend.listActions()).actions, 'one pending action after the first step').toHaveLength(1);
+    expect(runScript, 'line 1 (skipped), then line 2').toHaveBeenCalledTimes(2);
+    expect(runScript).toHaveBeenLastCalledWith(`\n${EDIT('console.log($A)')}\n\n`);
 
     await user.click(screen.getByTestId('script-step-button'));
     await waitFor(() => expect(screen.getAllByTestId('script-step')).toHaveLength(2));
     expect(screen.getByTestId('script-counter')).toHaveTextContent('line 4 of 4 · end of script');
     expect(lineState(4)).toBe('current');
+    expect(lineState(3)).toBe('skipped');
     expect(lineState(2)).toBe('done');
-    expect(runTool).toHaveBeenLastCalledWith('ast_edit', { ops: [{ pat: 'console.warn($A)', out: 'logger.info($A)' }], path: 'src' });
-    expect((await backend.listActions()).actions).toHaveLength(2);
+    expect(runScript).toHaveBeenLastCalledWith(`\n\n\n${EDIT('console.warn($A)')}`);
     expect(screen.getByTestId('script-step-button')).toBeDisabled();
     expect(screen.getByTestId('script-run')).toBeDisabled();
-    expect(runScript, 'stepping goes through run_tool, not run_script').not.toHaveBeenCalled();
 
     await user.click(screen.getByTestId('script-reset'));
     expect(screen.getByTestId('script-input')).toBeInTheDocument();
@@ -72,39 +93,40 @@ describe('RunScriptDialog', () => {
     expect(screen.getByTestId('script-step-button')).toBeEnabled();
   });
 
-  it('stops at a malformed line with an error naming its number', async () => {
-    const { runTool, user } = setup(`${EDIT('console.log($A)')}\n\n{"tool": "ast_edit", params}\n${EDIT('console.warn($A)')}`);
+  it('stops at a malformed line with the backend error naming its number', async () => {
+    const { runScript, user } = setup(`${EDIT('console.log($A)')}\n\n{"tool": "ast_edit", params}\n${EDIT('console.warn($A)')}`);
     await user.click(screen.getByTestId('script-step-button'));
     await waitFor(() => expect(screen.getAllByTestId('script-step')).toHaveLength(1));
     await user.click(screen.getByTestId('script-step-button'));
 
-    expect(screen.getByTestId('script-step-error')).toHaveTextContent(/^line 3: not valid JSON: /);
+    await waitFor(() => expect(screen.getByTestId('script-step-error')).toHaveTextContent(/^line 3: not valid JSON: /));
     expect(lineState(3)).toBe('error');
+    expect(lineState(2)).toBe('skipped');
     expect(screen.getByTestId('script-counter')).toHaveTextContent('line 3 of 4');
     expect(screen.getByTestId('script-step-button'), 'stepping stops at the malformed line').toBeDisabled();
     expect(screen.getByTestId('script-run')).toBeDisabled();
-    expect(runTool).toHaveBeenCalledTimes(1);
+    expect(runScript).toHaveBeenCalledTimes(3);
   });
 
   it('runs all at once, or the rest after stepping, through run_script', async () => {
-    const { runScript, runTool, user } = setup(`# c\n${EDIT('console.log($A)')}\n${EDIT('console.warn($A)')}\n{"tool":"nope"}\n`);
+    const { runScript, user } = setup(`# c\n${EDIT('console.log($A)')}\n${EDIT('console.warn($A)')}\n{"tool":"nope"}\n`);
     await user.click(screen.getByTestId('script-run'));
     await waitFor(() => expect(screen.getAllByTestId('script-step')).toHaveLength(3));
     expect(screen.getAllByTestId('script-step').map((s) => s.dataset.line)).toEqual(['2', '3', '4']);
     expect(screen.getAllByTestId('script-step')[2]).toHaveTextContent('Unknown tool: nope');
 
     await user.click(screen.getByTestId('script-reset'));
+    runScript.mockClear();
     await user.click(screen.getByTestId('script-step-button'));
     await waitFor(() => expect(screen.getAllByTestId('script-step')).toHaveLength(1));
     expect(screen.getByTestId('script-run')).toHaveTextContent('Run the rest');
     await user.click(screen.getByTestId('script-run'));
     await waitFor(() => expect(screen.getAllByTestId('script-step')).toHaveLength(3));
     expect(screen.getAllByTestId('script-step').map((s) => s.dataset.line)).toEqual(['2', '3', '4']);
-    expect(runScript).toHaveBeenCalledTimes(2);
-    const rest = runScript.mock.calls[1]![0].split('\n');
-    expect(rest[1], 'the line already stepped is not run again').toBe('');
+    expect(runScript, 'step: lines 1 and 2; the rest: one call').toHaveBeenCalledTimes(3);
+    const rest = runScript.mock.calls[2]![0].split('\n');
+    expect(rest.slice(0, 2), 'the lines already stepped are not run again').toEqual(['', '']);
     expect(rest[2]).toBe(EDIT('console.warn($A)'));
-    expect(runTool, 'run all: 3 lines; step: line 2; the rest: lines 3 and 4').toHaveBeenCalledTimes(3 + 1 + 2);
   });
 
   it('shows a run_script rejection', async () => {

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { historyHeader, splitLabel } from './label';
 import { mergeEmphasis } from './highlight';
 import { relativeAge } from './time';
 import { isTypingTarget } from './shortcuts';
-import { languageForPath } from './language';
-
-describe('labels', () => {
-  it('split at the first ": " into badge and summary', () => {
-    expect(splitLabel('AST Edit: 3 replacements in 2 files')).toEqual({ badge: 'AST Edit', summary: '3 replacements in 2 files' });
-    expect(splitLabel('A: b: c')).toEqual({ badge: 'A', summary: 'b: c' });
-    expect(splitLabel('No badge here')).toEqual({ badge: null, summary: 'No badge here' });
-    expect(historyHeader('discard', 'Batch rename: 4 files', 'batch_rename_preview')).toBe('Discard: 4 files [Batch rename]');
-  });
-});
 
 describe('mergeEmphasis', () => {
   it('wraps text ranges, closing marks around tags and counting entities as one unit', () => {
@@ -27,11 +16,6 @@ describe('misc', () => {
     expect(relativeAge(0, 10_000)).toBe('just now');
     expect(relativeAge(0, 120_000)).toBe('2 min ago');
     expect(relativeAge(0, 3 * 3_600_000)).toBe('3 h ago');
-  });
-  it('maps extensions to registered languages', () => {
-    expect(languageForPath('src/a.tsx')).toBe('typescript');
-    expect(languageForPath('x/y.rs')).toBe('rust');
-    expect(languageForPath('Makefile')).toBeNull();
   });
   it('knows typing targets', () => {
     expect(isTypingTarget(document.createElement('textarea'))).toBe(true);

@@ -1,0 +1,110 @@
+// The window's state, composed: the review (queue, selection, decision), the centre
+// preview, tool runs, the agent, and which dialog is open. App.svelte creates one Desk
+// and lays out thin components over it.
+import type { Backend } from '../ipc/backend';
+import { shortcutFor } from '../lib/shortcuts';
+import { Agent } from './agent.svelte';
+import { Preview } from './preview.svelte';
+import { Review } from './review.svelte';
+import { ToolRunner } from './tools.svelte';
+
+export type Overlay = 'none' | 'help' | 'history' | 'tool' | 'script' | 'settings' | 'newConversation';
+
+export class Desk {
+  readonly review: Review;
+  readonly preview: Preview;
+  readonly tools: ToolRunner;
+  readonly agent: Agent;
+  overlay: Overlay = $state('none');
+  now = $state(Date.now());
+
+  /** Call during component initialisation (the preview starts an effect). */
+  constructor(private readonly backend: Backend, private readonly clock: () => number = () => Date.now()) {
+    this.review = new Review(backend);
+    this.preview = new Preview(backend, this.review);
+    this.tools = new ToolRunner(backend, this.review);
+    this.agent = new Agent(backend, this.review);
+  }
+
+  close() {
+    this.overlay = 'none';
+  }
+
+  async openTool() {
+    this.overlay = 'tool';
+    await this.tools.open();
+  }
+
+  async openSettings() {
+    this.overlay = 'settings';
+    await this.agent.loadSettings();
+  }
+
+  startNewConversation() {
+    this.agent.error = null;
+    if (this.review.actions.length > 0) {
+      this.agent.prepareConfirmation();
+      this.overlay = 'newConversation';
+    } else {
+      void this.newConversation(null);
+    }
+  }
+
+  newConversation(reason: string | null) {
+    return this.agent.newConversation(reason, () => { this.overlay = 'none'; }, () => this.overlay === 'newConversation');
+  }
+
+  openWorkspace = (path: string) => this.review.openWorkspace(path, () => this.agent.reset());
+  openFolder = () => this.review.openFolder(() => this.agent.reset());
+
+  /** The window's shortcuts; `visiblePaths`: the file list as shown (filter applied). */
+  onKeydown(e: KeyboardEvent, visiblePaths: () => string[] | undefined) {
+    const action = shortcutFor(e);
+    if (!action) return;
+    if (action === 'escape') {
+      if (this.overlay !== 'none') { this.overlay = 'none'; e.preventDefault(); }
+      return;
+    }
+    if (this.overlay !== 'none') {
+      if (action === 'help' && this.overlay === 'help') { this.overlay = 'none'; e.preventDefault(); }
+      return;
+    }
+    e.preventDefault();
+    switch (action) {
+      case 'apply': void this.review.resolve('apply'); break;
+      case 'discard': void this.review.resolve('discard'); break;
+      case 'nextFile': this.preview.moveFile(1, visiblePaths()); break;
+      case 'prevFile': this.preview.moveFile(-1, visiblePaths()); break;
+      case 'focusReason': this.review.focusReason(); break;
+      case 'toggleMode': this.preview.toggleMode(); break;
+      case 'help': this.overlay = 'help'; break;
+    }
+  }
+
+  /** Subscribes to the backend's events and loads everything; returns the cleanup. */
+  start(): () => void {
+    const { backend, review, tools, agent } = this;
+    const unsubs: Array<() => void> = [];
+    let disposed = false;
+    void (async () => {
+      const subs = await Promise.all([
+        backend.onQueueChanged((e) => review.onQueueChanged(e.revision)),
+        backend.onToolProgress((p) => tools.onProgress(p)),
+        backend.onAgentEvent((u) => agent.onEvent(u)),
+      ]);
+      await agent.load();
+      if (disposed) subs.forEach((u) => u());
+      else unsubs.push(...subs);
+    })();
+    this.now = this.clock();
+    void review.refreshSession();
+    void review.refreshAll();
+    void backend.getAgentSettings().then((s) => { agent.settings = s; }, () => {});
+    const tick = setInterval(() => { this.now = this.clock(); }, 30_000);
+    return () => {
+      disposed = true;
+      clearInterval(tick);
+      unsubs.forEach((u) => u());
+    };
+  }
+}

@@ -1,0 +1,477 @@
+// The test double: an in-memory Backend driven by the protocol fixtures. Test-only (and
+// the plain-browser `npm run dev` mode, imported dynamically): it is not in the app's bundle.
+//
+// It keeps a LIFO stack of actions whose wire values (summaries, files, diffs, rename rows)
+// come from a `Scenario` -- `ui/src/ipc/fixtures/demo.json`, written from the real demo
+// workspace by the shell's tests, or one built from crates/protocol/fixtures. It computes
+// none of the backend's rules (no diffing, script parsing, labels or plurals): running a tool
+// pushes a copy of a scenario action of that tool, `runScript` answers the scenario's steps.
+import { BackendError, type AgentSettingsInput, type Backend, type Unsubscribe } from '../ipc/backend';
+import type {
+  AgentEvent, AgentSettings, AgentUpdate, ConversationView, NewConversationOutcome, Policy, Proposal,
+  ActionSummary, FileDiff, FileEntry, HistoryEntry, QueueChanged,
+  QueueSnapshot, RenameRow, ResolveChoice, ResolveOutcome, ScriptStep, SessionInfo,
+  ToolInfo, ToolProgress, ToolRunOutcome,
+} from '../ipc/generated/protocol';
+import DEMO_JSON from '../ipc/fixtures/demo.json';
+// The agent's events come from the protocol fixtures the Rust side round-trips, so the
+// double cannot drift from the wire types.
+import AGENT_UPDATES from '../../../crates/protocol/fixtures/agent_updates.json';
+import AGENT_SETTINGS from '../../../crates/protocol/fixtures/agent_settings.json';
+
+/** What the double serves: the shape of `ui/src/ipc/fixtures/demo.json`. */
+export type Scenario = {
+  session: SessionInfo;
+  tools: ToolInfo[];
+  queue: QueueSnapshot;
+  files: Record<string, FileEntry[]>;
+  diffs: Record<string, Record<string, FileDiff>>;
+  renames: Record<string, RenameRow[]>;
+  history: HistoryEntry[];
+  scriptSteps: ScriptStep[];
+};
+
+/** The real demo workspace, as the shell's commands serve it. */
+export const DEMO: Scenario = DEMO_JSON as Scenario;
+
+type FakeAction = {
+  summary: Omit<ActionSummary, 'isTop'>;
+  files: FileEntry[];
+  diffs: Record<string, FileDiff>;
+  renames: RenameRow[];
+  /** The next apply fails with this error (once). */
+  failNextApply?: string;
+};
+
+export type FakeOptions = {
+  /** Simulated round-trip time of every call. */
+  latencyMs?: number;
+  /** Clock, for deterministic tests. */
+  now?: () => number;
+  /**
+   * `demo` (default): `DEMO`; `empty`: nothing pending and no history (running a tool still
+   * pushes copies of DEMO's actions); or a scenario of the test's own.
+   */
+  scenario?: 'demo' | 'empty' | Scenario;
+};
+
+function actionsOf(s: Scenario): FakeAction[] {
+  return s.queue.actions.map(({ isTop: _, ...summary }) => structuredClone({
+    summary,
+    files: s.files[summary.id] ?? [],
+    diffs: s.diffs[summary.id] ?? {},
+    renames: s.renames[summary.id] ?? [],
+  }));
+}
+
+const PREVIEW_NOTE = 'This is a preview. Call the resolve tool to apply or discard these changes.';
+
+export class FakeBackend implements Backend {
+  private actions: FakeAction[] = []; // top first
+  /** What running a tool pushes a copy of (the first of that tool). */
+  private readonly templates: FakeAction[];
+  private readonly tools: ToolInfo[];
+  private readonly scriptSteps: ScriptStep[];
+  private history: HistoryEntry[] = [];
+  private revision: number;
+  private nextCall = 1;
+  private resolving = false;
+  private session: SessionInfo;
+  private recent = ['/home/demo/shop-frontend', '/home/demo/payments-service', '/home/demo/design-system'];
+  private queueListeners = new Set<(e: QueueChanged) => void>();
+  private progressListeners = new Set<(e: ToolProgress) => void>();
+  private readonly latencyMs: number;
+  private readonly now: () => number;
+
+  constructor(options: FakeOptions = {}) {
+    this.latencyMs = options.latencyMs ?? 0;
+    this.now = options.now ?? (() => Date.now());
+    const choice = options.scenario ?? 'demo';
+    const scenario = typeof choice === 'string' ? DEMO : choice;
+    this.templates = actionsOf(scenario);
+    this.tools = structuredClone(scenario.tools);
+    this.scriptSteps = structuredClone(scenario.scriptSteps);
+    this.session = structuredClone(scenario.session);
+    this.revision = scenario.queue.revision;
+    this.session.revision = this.revision;
+    if (choice !== 'empty') {
+      this.actions = actionsOf(scenario);
+      this.history = structuredClone(scenario.history);
+    }
+  }
+
+  private async delay(ms = this.latencyMs): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((r) => setTimeout(r, ms));
+  }
+
+  private bump(): void {
+    this.revision++;
+    this.session.revision = this.revision;
+    const event = { revision: this.revision };
+    queueMicrotask(() => this.queueListeners.forEach((h) => h(event)));
+  }
+
+  private find(actionId: string): FakeAction {
+    const a = this.actions.find((x) => x.summary.id === actionId);
+    if (!a) throw new BackendError('unknownAction', `No pending action with id ${actionId}`);
+    return a;
+  }
+
+  private newId(): string {
+    const taken = new Set([...this.actions, ...this.templates].map((a) => a.summary.id));
+    for (let n = taken.size + 1; ; n++) {
+      const id = `act-${String(n).padStart(4, '0')}`;
+      if (!taken.has(id)) return id;
+    }
+  }
+
+  /** Pushes a copy of the scenario's first action of `tool`, as a new preview. */
+  private pushCopyOf(tool: string, params: unknown): FakeAction | null {
+    const template = this.templates.find((t) => t.summary.sourceToolName === tool);
+    if (!template) return null;
+    const a = structuredClone(template);
+    a.summary = {
+      ...a.summary, id: this.newId(), createdAtMs: this.now(), status: { kind: 'pending' }, proposal: null,
+      pushedBy: null, origin: { tool, params: structuredClone(params ?? {}) },
+    };
+    this.actions.unshift(a);
+    this.bump();
+    return a;
+  }
+
+  // ---- Backend ----
+
+  async getSession(): Promise<SessionInfo> {
+    await this.delay();
+    return { ...this.session };
+  }
+
+  async listActions(): Promise<QueueSnapshot> {
+    await this.delay();
+    return {
+      revision: this.revision,
+      actions: this.actions.map((a, i) => structuredClone({ ...a.summary, isTop: i === 0 })),
+    };
+  }
+
+  async getActionFiles(actionId: string): Promise<FileEntry[]> {
+    await this.delay();
+    return structuredClone(this.find(actionId).files);
+  }
+
+  /** The scenario's diff (computed by the real backend at its default context); `context` is ignored. */
+  async getFileDiff(actionId: string, path: string, _context: number | null): Promise<FileDiff> {
+    await this.delay(Math.min(this.latencyMs, 120));
+    const diff = this.find(actionId).diffs[path];
+    if (!diff) throw new BackendError('unknownFile', `${path} is not part of action ${actionId}`);
+    return structuredClone(diff);
+  }
+
+  async getActionRenames(actionId: string): Promise<RenameRow[]> {
+    await this.delay();
+    return structuredClone(this.find(actionId).renames);
+  }
+
+  async resolveAction(action: ResolveChoice, reason: string, expectedId: string): Promise<ResolveOutcome> {
+    if (this.resolving) throw new BackendError('busy', 'Another resolve is already running. Wait for it to finish.');
+    this.resolving = true;
+    try {
+      await this.delay();
+      if (reason.trim() === '') {
+        throw new BackendError('reasonRequired', '`reason` must be a non-empty string: say why you apply or discard.');
+      }
+      const topAction = this.actions[0];
+      if (!topAction) throw new BackendError('noPendingAction', 'No pending action to resolve. Nothing to apply or discard.');
+      const top = topAction.summary;
+      if (top.id !== expectedId) {
+        throw new BackendError('idMismatch', `The top action is ${top.id}, not ${expectedId}. Nothing was applied or discarded.`);
+      }
+      const details = { action, reason, sourceToolName: top.sourceToolName, label: top.label, actionId: top.id };
+      const proposal = top.proposal ?? null;
+      const record = (text: string, isError: boolean) =>
+        this.history.unshift({
+          action, label: top.label, badge: top.badge, summary: top.summary, sourceToolName: top.sourceToolName, reason, text, isError, atMs: this.now(),
+          actionId: top.id, earlierSession: false, decidedBy: this.resolvingAs, client: this.resolvingAs === 'agent' ? this.settings.model : null, proposal,
+        });
+      const settle = (outcome: ResolveOutcome) => {
+        if (!outcome.isError || outcome.status === null) {
+          const waiter = this.waiters.get(top.id);
+          this.waiters.delete(top.id);
+          waiter?.(outcome);
+        }
+        return outcome;
+      };
+      if (action === 'apply') {
+        if (top.status.kind === 'stale') {
+          const text = `Cannot apply: ${top.status.message}. Run the preview again or discard it.`;
+          record(text, true);
+          this.bump();
+          return settle({ isError: true, text, details, status: top.status });
+        }
+        if (topAction.failNextApply) {
+          const error = topAction.failNextApply;
+          topAction.failNextApply = undefined;
+          top.status = { kind: 'failed', error };
+          record(error, true);
+          this.bump();
+          return settle({ isError: true, text: error, details, status: top.status });
+        }
+        this.actions.shift();
+        const text = `Applied: ${top.label}.`;
+        record(text, false);
+        this.bump();
+        return settle({ isError: false, text, details, status: null });
+      }
+      this.actions.shift();
+      const text = `Discarded: ${top.label}. Reason: ${reason}`;
+      record(text, false);
+      this.bump();
+      return settle({ isError: false, text, details, status: null });
+    } finally {
+      this.resolving = false;
+    }
+  }
+
+  async listHistory(): Promise<HistoryEntry[]> {
+    await this.delay();
+    return structuredClone(this.history);
+  }
+
+  async listTools(): Promise<ToolInfo[]> {
+    await this.delay();
+    return structuredClone(this.tools);
+  }
+
+  private progress(callId: string, done: number, total: number | null, message: string | null) {
+    const e: ToolProgress = { callId, done, total, message };
+    this.progressListeners.forEach((h) => h(e));
+  }
+
+  async runTool(name: string, params: unknown): Promise<ToolRunOutcome> {
+    const callId = `call-${this.nextCall++}`;
+    if (!this.tools.some((t) => t.name === name)) throw new BackendError('unknownTool', `Unknown tool: ${name}`);
+    const total = 4;
+    for (let i = 0; i < total; i++) {
+      this.progress(callId, i, total, i === 0 ? 'Collecting files' : `Scanning batch ${i} of ${total - 1}`);
+      await this.delay(this.latencyMs / 2);
+    }
+    this.progress(callId, total, total, 'Building preview');
+    const a = this.pushCopyOf(name, params);
+    if (!a) return { callId, isError: true, text: `${name} has no preview in this scenario`, details: null };
+    return { callId, isError: false, text: `${a.summary.label}. ${PREVIEW_NOTE}`, details: { actionId: a.summary.id } };
+  }
+
+  async rerunAction(actionId: string): Promise<ToolRunOutcome> {
+    await this.delay();
+    const a = this.find(actionId);
+    a.summary.status = { kind: 'pending' };
+    a.summary.createdAtMs = this.now();
+    this.bump();
+    return { callId: `call-${this.nextCall++}`, isError: false, text: `Preview recomputed: ${a.summary.label}.`, details: { actionId } };
+  }
+
+  /** The scenario's steps, whatever the text (the double parses nothing); each step that ran pushes its preview. */
+  async runScript(_text: string): Promise<ScriptStep[]> {
+    await this.delay();
+    for (const s of this.scriptSteps) if (!s.isError) this.pushCopyOf(s.tool, {});
+    return structuredClone(this.scriptSteps);
+  }
+
+  async openWorkspace(path: string): Promise<SessionInfo> {
+    await this.delay();
+    if (!path.startsWith('/')) throw new BackendError('notFound', `Folder not found: ${path}`);
+    this.cancelTurn();
+    this.agentUpdates = [];
+    this.session = { workspaceRoot: path, isDemo: false, policy: 'human', revision: this.revision };
+    this.recent = [path, ...this.recent.filter((p) => p !== path)].slice(0, 8);
+    this.actions = [];
+    this.history = [];
+    this.bump();
+    return { ...this.session };
+  }
+
+  async recentWorkspaces(): Promise<string[]> {
+    await this.delay();
+    return [...this.recent];
+  }
+
+  async pickFolder(): Promise<string | null> {
+    return '/home/demo/payments-service';
+  }
+
+  async onQueueChanged(handler: (e: QueueChanged) => void): Promise<Unsubscribe> {
+    this.queueListeners.add(handler);
+    return () => this.queueListeners.delete(handler);
+  }
+
+  async onToolProgress(handler: (e: ToolProgress) => void): Promise<Unsubscribe> {
+    this.progressListeners.add(handler);
+    return () => this.progressListeners.delete(handler);
+  }
+
+  // ---- the agent ----
+
+  private settings: AgentSettings = structuredClone(AGENT_SETTINGS) as AgentSettings;
+  private agentListeners = new Set<(u: AgentUpdate) => void>();
+  private agentUpdates: AgentUpdate[] = [];
+  private turn = 0;
+  private running: { turn: number; cancelled: boolean; cancel: () => void } | null = null;
+  /** Resolves when a person decides the action an agent's `resolve` waits on. */
+  private waiters = new Map<string, (o: ResolveOutcome) => void>();
+  private resolvingAs: 'person' | 'agent' = 'person';
+  private failTurn = false;
+
+  private emitAgent(turn: number, event: AgentEvent) {
+    const u: AgentUpdate = { turn, event };
+    this.agentUpdates.push(u);
+    this.agentListeners.forEach((h) => h(structuredClone(u)));
+  }
+
+  async setPolicy(policy: Policy): Promise<SessionInfo> {
+    await this.delay();
+    if (this.actions.length > 0) {
+      throw new BackendError(
+        'invalidParams',
+        `The policy cannot change while actions are pending (${this.actions.length}); resolve or discard them first.`,
+      );
+    }
+    this.session = { ...this.session, policy };
+    return { ...this.session };
+  }
+
+  async startAgentTurn(prompt: string): Promise<number> {
+    if (this.running) throw new BackendError('busy', 'The agent is already working on a turn. Stop it or wait for it to finish.');
+    const turn = ++this.turn;
+    let cancel!: () => void;
+    const cancelled = new Promise<'cancelled'>((r) => (cancel = () => r('cancelled')));
+    const run = { turn, cancelled: false, cancel: () => { run.cancelled = true; cancel(); } };
+    this.running = run;
+    this.emitAgent(turn, { kind: 'prompt', text: prompt });
+    void this.playTurn(turn, cancelled).finally(() => {
+      if (this.running === run) this.running = null;
+    });
+    return turn;
+  }
+
+  /** Plays turn 1 of agent_updates.json on this backend's own stack (or turn 2, a failure). */
+  private async playTurn(turn: number, cancelled: Promise<'cancelled'>) {
+    const script = (AGENT_UPDATES as AgentUpdate[]).filter((u) => u.turn === (this.failTurn ? 2 : 1) && u.event.kind !== 'prompt');
+    this.failTurn = false;
+    let steps = 0;
+    for (const { event } of script) {
+      await this.delay(this.latencyMs / 4);
+      if (this.running?.turn === turn && this.running.cancelled) break;
+      if ('step' in event) steps = event.step;
+      if (event.kind === 'toolResult' && event.tool === 'ast_edit') {
+        const out = await this.runTool('ast_edit', { ops: [{ pat: 'console.log($A)', out: 'logger.debug($A)' }], path: 'src' });
+        const id = (out.details as { actionId: string }).actionId;
+        this.emitAgent(turn, { ...event, text: out.text, pushedActionIds: [id] });
+      } else if (event.kind === 'waitingForPerson') {
+        const top = this.actions[0]?.summary;
+        if (!top) continue;
+        const proposal: Proposal = { choice: event.proposedAction ?? 'apply', reason: event.proposedReason ?? '', client: this.settings.model, callId: event.callId };
+        if (this.session.policy === 'agent') {
+          this.resolvingAs = 'agent';
+          const o = await this.resolveAction(proposal.choice, proposal.reason, top.id).finally(() => (this.resolvingAs = 'person'));
+          this.emitAgent(turn, this.resolveResult(event.step, event.callId, o, 'agent', top));
+          continue;
+        }
+        top.proposal = proposal;
+        this.bump();
+        this.emitAgent(turn, { ...event, actionId: top.id });
+        const decided = await Promise.race([new Promise<ResolveOutcome>((r) => this.waiters.set(top.id, r)), cancelled]);
+        if (decided === 'cancelled') {
+          top.proposal = null;
+          this.waiters.delete(top.id);
+          this.bump();
+          this.emitAgent(turn, { kind: 'toolResult', step: event.step, callId: event.callId, tool: 'resolve', isError: true, text: 'The wait for a person was cancelled; the action is still pending.', pushedActionIds: [], resolved: null });
+          break;
+        }
+        this.emitAgent(turn, this.resolveResult(event.step, event.callId, decided, 'person', top));
+      } else if (event.kind === 'toolResult' && event.tool === 'resolve') {
+        // Replaced by the decision above.
+      } else if (event.kind === 'turnDone') {
+        break;
+      } else {
+        this.emitAgent(turn, event);
+      }
+    }
+    const wasCancelled = this.running?.turn === turn && this.running.cancelled;
+    const last = script[script.length - 1]?.event;
+    const outcome = wasCancelled ? 'cancelled' : last?.kind === 'turnDone' ? last.outcome : 'answered';
+    this.emitAgent(turn, { kind: 'turnDone', outcome, steps });
+  }
+
+  private resolveResult(step: number, callId: string, o: ResolveOutcome, decidedBy: 'person' | 'agent', action: { badge: string | null; summary: string }): AgentEvent {
+    const d = o.details;
+    const text = decidedBy === 'person' && d ? `${o.text}\nDecided by the person: ${d.action === 'apply' ? 'applied' : 'discarded'}. Reason: ${d.reason}` : o.text;
+    return {
+      kind: 'toolResult', step, callId, tool: 'resolve', isError: o.isError, text, pushedActionIds: [],
+      resolved: d && !o.isError ? { action: d.action, reason: d.reason, label: d.label, badge: action.badge, summary: action.summary, actionId: d.actionId, decidedBy } : null,
+    };
+  }
+
+  private cancelTurn() {
+    this.running?.cancel();
+  }
+
+  async stopAgentTurn(): Promise<void> {
+    await this.delay();
+    this.cancelTurn();
+  }
+
+  async newConversation(discardReason: string | null): Promise<NewConversationOutcome> {
+    await this.delay();
+    if (this.actions.length > 0 && (discardReason ?? '').trim() === '') {
+      throw new BackendError('reasonRequired', `Actions pending (${this.actions.length}): give a reason to discard them before starting a new conversation.`);
+    }
+    this.cancelTurn();
+    const discarded: string[] = [];
+    while (this.actions[0]) {
+      const out = await this.resolveAction('discard', discardReason ?? '', this.actions[0].summary.id);
+      discarded.push(out.text);
+    }
+    this.agentUpdates = [];
+    return { discarded };
+  }
+
+  async getConversation(): Promise<ConversationView> {
+    await this.delay();
+    return { runningTurn: this.running?.turn ?? null, updates: structuredClone(this.agentUpdates) };
+  }
+
+  async getAgentSettings(): Promise<AgentSettings> {
+    await this.delay();
+    return { ...this.settings };
+  }
+
+  async saveAgentSettings(input: AgentSettingsInput): Promise<AgentSettings> {
+    await this.delay();
+    if (!/^https?:\/\/./.test(input.baseUrl)) {
+      throw new BackendError('invalidParams', `base URL "${input.baseUrl}" must start with http:// or https:// (e.g. https://api.openai.com/v1)`);
+    }
+    if (input.model.trim() === '') throw new BackendError('invalidParams', 'the model name is empty: set one (e.g. gpt-4o-mini, or llama3.1 for Ollama)');
+    this.settings = { ...this.settings, ...input, apiKeyIsSet: input.apiKeyEnv === 'OPENAI_API_KEY' ? this.settings.apiKeyIsSet : false };
+    return { ...this.settings };
+  }
+
+  async onAgentEvent(handler: (u: AgentUpdate) => void): Promise<Unsubscribe> {
+    this.agentListeners.add(handler);
+    return () => this.agentListeners.delete(handler);
+  }
+
+  // ---- test hooks ----
+
+  /** The next agent turn plays the failing turn of agent_updates.json (a retry, then an error). */
+  failNextTurn(): void {
+    this.failTurn = true;
+  }
+
+  /** Makes the next apply of the top action fail with `error`. */
+  failNextApply(error: string): void {
+    const top = this.actions[0];
+    if (top) top.failNextApply = error;
+  }
+}
+
