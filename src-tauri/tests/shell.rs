@@ -206,9 +206,8 @@ fn open_workspace_switches_sessions_and_remembers_recents() {
     assert!(err["message"].as_str().unwrap().contains("/nonexistent/rd-ws"));
 }
 
-#[test]
-fn the_demo_opens_with_two_previews() {
-    let data = tempfile::tempdir().unwrap();
+/// The app's state as `resolve-desk` with no workspace starts it: the built-in demo.
+fn demo_state(data: &tempfile::TempDir) -> AppState {
     let args = Args {
         workspace: None,
         script: None,
@@ -216,7 +215,13 @@ fn the_demo_opens_with_two_previews() {
         data_dir: Some(data.path().to_path_buf()),
         config_dir: Some(data.path().join("config")),
     };
-    let state = tauri::async_runtime::block_on(AppState::start(&args)).expect("demo starts");
+    tauri::async_runtime::block_on(AppState::start(&args)).expect("demo starts")
+}
+
+#[test]
+fn the_demo_opens_with_two_previews() {
+    let data = tempfile::tempdir().unwrap();
+    let state = demo_state(&data);
     let (session, is_demo) = tauri::async_runtime::block_on(state.session());
     assert!(is_demo);
     let labels: Vec<String> = session.store().list().into_iter().map(|a| a.label).collect();
@@ -515,14 +520,7 @@ fn fix_times(v: &mut Value) {
 #[test]
 fn the_demo_fixture_is_what_the_real_demo_workspace_shows() {
     let data = tempfile::tempdir().unwrap();
-    let args = Args {
-        workspace: None,
-        script: None,
-        policy: resolve_engine::ResolvePolicy::Human,
-        data_dir: Some(data.path().to_path_buf()),
-        config_dir: Some(data.path().join("config")),
-    };
-    let state = tauri::async_runtime::block_on(AppState::start(&args)).expect("demo starts");
+    let state = demo_state(&data);
     let app = resolve_desk::builder(mock_builder(), state).build(mock_context(noop_assets())).expect("app builds");
     let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("window");
     let app = App { _app: app, webview, ws: tempfile::tempdir().unwrap(), _data: data };
