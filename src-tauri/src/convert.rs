@@ -167,8 +167,7 @@ pub fn history_entry(h: &engine::HistoryEntry, earlier_session: bool) -> wire::H
         action_id: h.details.action_id.clone(),
         earlier_session,
         decided_by: actor(h.actor),
-        // The engine's transcript does not keep the deciding agent's name yet.
-        client: None,
+        client: h.client.clone(),
         proposal: h.proposal.as_ref().map(proposal),
     }
 }

@@ -91,6 +91,9 @@ pub struct TranscriptEntry {
     pub call: ToolCall,
     pub result: ToolResult,
     pub at: DateTime<Utc>,
+    /// The agent or MCP client that made the call (`ToolContext::client`), when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
     /// For an agent's `resolve` under the `human` policy: the id of the call that decided
     /// (a person's resolve, itself in the transcript). Such an entry relays that decision to
     /// the agent and is not a decision of its own (not in the history).
@@ -111,6 +114,9 @@ pub struct HistoryEntry {
     pub is_error: bool,
     pub actor: Actor,
     pub at: DateTime<Utc>,
+    /// The agent or MCP client that made the deciding call (under the `agent` policy), when
+    /// known; `None` for a person's or a script's decision and for the journal's rows.
+    pub client: Option<String>,
     /// What an agent had proposed for the action, when one was waiting on the person.
     pub proposal: Option<Proposal>,
 }
@@ -131,6 +137,7 @@ impl HistoryEntry {
             is_error: e.result.is_error,
             actor: e.actor,
             at: e.at,
+            client: e.client.clone(),
             proposal: e.proposal.clone(),
         })
     }
@@ -405,7 +412,7 @@ impl Session {
                 } else {
                     None
                 };
-                let scope = CallScope { call: call.clone(), actor, client, pushed: pushed.clone() };
+                let scope = CallScope { call: call.clone(), actor, client: client.clone(), pushed: pushed.clone() };
                 let result = match CALL_SCOPE.scope(scope, t.execute(ctx, params)).await {
                     Ok(r) => r,
                     Err(err) => ToolResult::from_error(&err),
@@ -424,8 +431,16 @@ impl Session {
             let mut reminders = self.reminders.lock().unwrap_or_else(|p| p.into_inner());
             reminders.extend(std::iter::repeat_n(PREVIEW_REMINDER.to_string(), n));
         }
-        let entry =
-            TranscriptEntry { call_id, actor, call, result: result.clone(), at: Utc::now(), relay_of, proposal };
+        let entry = TranscriptEntry {
+            call_id,
+            actor,
+            call,
+            result: result.clone(),
+            at: Utc::now(),
+            client,
+            relay_of,
+            proposal,
+        };
         for observer in self.observers.read().unwrap_or_else(|p| p.into_inner()).iter() {
             observer(&entry);
         }

@@ -609,7 +609,12 @@ async fn agent_policy_resolve_decides_at_once_and_history_shows_the_agent() {
     assert!(!r.is_error, "{r:?}");
     assert!(!s.store().has_pending());
     assert_eq!(s.history()[0].actor, Actor::Agent);
+    assert_eq!(s.history()[0].client.as_deref(), Some("m"), "the history names the deciding agent");
     assert!(r.details.unwrap().get("decided_by").is_none(), "no relay under `agent`");
+    push(&s, "y");
+    let by_person = s.call(Actor::Person, "resolve", json!({"action": "discard", "reason": "no"})).await;
+    assert!(!by_person.is_error, "{by_person:?}");
+    assert_eq!(s.history()[0].client, None, "a person's decision names no agent");
 }
 
 #[tokio::test]

@@ -67,6 +67,7 @@ impl Decision {
             is_error: self.is_error,
             actor: self.actor,
             at: chrono::DateTime::from_timestamp_millis(self.at_ms).unwrap_or_default(),
+            client: None,
             proposal: None,
         }
     }

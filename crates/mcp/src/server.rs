@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use resolve_engine::{
-    tool::ProgressSink, Actor, Progress, Session, StoreChange, ToolContext, ToolResult, ToolSpec, PREVIEW_REMINDER,
+    tool::ProgressSink, Actor, Progress, Session, ToolContext, ToolResult, ToolSpec, PREVIEW_REMINDER,
     RESOLVE_TOOL_NAME,
 };
 use rmcp::model::{
@@ -111,7 +111,6 @@ impl DeskServer {
         progress: Option<ProgressSink>,
     ) -> CallToolResult {
         let session = &self.session;
-        let mut events = session.store().subscribe();
         let mut ctx = ToolContext::new(session.new_call_id()).with_cancel(cancel);
         if let Some(client) = self.client_name() {
             ctx = ctx.with_client(client);
@@ -119,29 +118,10 @@ impl DeskServer {
         if let Some(sink) = progress {
             ctx = ctx.with_progress(sink);
         }
-        let result = session.call_with(Actor::Agent, ctx, name, args.clone()).await;
-        // Did this call push a preview? (Per call, not `take_reminders`: that queue is the
-        // session's, shared with every other client and the app's own agent.)
-        let mut pushed = 0;
-        loop {
-            match events.try_recv() {
-                Ok(ev) => {
-                    if let StoreChange::Pushed { id } = ev.change {
-                        let ours = session
-                            .store()
-                            .info(&id)
-                            .and_then(|info| info.origin)
-                            .is_some_and(|origin| origin.tool == name && origin.params == args);
-                        if ours {
-                            pushed += 1;
-                        }
-                    }
-                }
-                Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => continue,
-                Err(_) => break,
-            }
-        }
-        to_call_tool_result(&result, pushed > 0)
+        // Per call (the engine's trace), not `take_reminders`: that queue is the session's,
+        // shared with every other client and the app's own agent.
+        let record = session.call_traced(Actor::Agent, ctx, name, args).await;
+        to_call_tool_result(&record.result, !record.pushed.is_empty())
     }
 }
 
