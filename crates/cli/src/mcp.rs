@@ -111,6 +111,10 @@ pub async fn run(args: McpArgs) -> ExitCode {
         }
     };
     let path = resolve_mcp::socket_path(&root);
+    if let Err(e) = resolve_mcp::check_socket_path(&path) {
+        eprintln!("rdesk mcp: {e}");
+        return ExitCode::from(2);
+    }
     if std::os::unix::net::UnixStream::connect(&path).is_err() {
         if let Err(e) = start_desk(&root, args.policy, &path).await {
             eprintln!("rdesk mcp: {e}");

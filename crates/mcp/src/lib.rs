@@ -30,7 +30,7 @@ mod socket;
 
 pub use bridge::{bridge, closed_desk_message, BridgeError};
 pub use server::{serve, serve_until, DeskServer, ServeError};
-pub use socket::{listen, runtime_dir, socket_path, SocketError, SocketServer};
+pub use socket::{check_socket_path, listen, runtime_dir, socket_path, SocketError, SocketServer, MAX_SOCKET_PATH};
 
 /// Closes `session` for every client (`Session::close`): waiting resolves end with a
 /// `closed` error, nothing is applied, later calls say the desk is closed.

@@ -31,6 +31,21 @@ pub enum SocketError {
     AlreadyServed(PathBuf),
     #[error("cannot listen on {path}: {source}")]
     Bind { path: PathBuf, source: std::io::Error },
+    #[error(
+        "the socket path {0} is longer than the {MAX_SOCKET_PATH} bytes a Unix socket allows; set XDG_RUNTIME_DIR to a shorter folder (owned by you, mode 0700) and try again."
+    )]
+    PathTooLong(PathBuf),
+}
+
+/// The longest socket path Linux accepts (`sun_path` is 108 bytes with its NUL).
+pub const MAX_SOCKET_PATH: usize = 107;
+
+/// Refuses a socket path too long to bind or connect to, with an error that says what to do.
+pub fn check_socket_path(path: &Path) -> Result<(), SocketError> {
+    if path.as_os_str().len() > MAX_SOCKET_PATH {
+        return Err(SocketError::PathTooLong(path.into()));
+    }
+    Ok(())
 }
 
 fn uid() -> u32 {
@@ -92,6 +107,7 @@ pub struct SocketServer {
 /// MCP client served by [`crate::serve`], all sharing the session. Must be called inside a
 /// tokio runtime.
 pub fn listen(path: &Path, session: Arc<Session>) -> Result<SocketServer, SocketError> {
+    check_socket_path(path)?;
     let dir = path.parent().unwrap_or(Path::new("/"));
     ensure_private_dir(dir)?;
     if std::fs::symlink_metadata(path).is_ok() {
@@ -172,6 +188,15 @@ impl Drop for SocketServer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_socket_path_too_long_for_unix_sockets_is_refused_with_what_to_do() {
+        let long = PathBuf::from(format!("/tmp/{}/x.sock", "d".repeat(MAX_SOCKET_PATH)));
+        let err = check_socket_path(&long).unwrap_err().to_string();
+        assert!(err.contains(&long.display().to_string()) && err.contains("XDG_RUNTIME_DIR"), "{err}");
+        let fits = PathBuf::from(format!("/{}", "d".repeat(MAX_SOCKET_PATH - 1)));
+        assert!(check_socket_path(&fits).is_ok(), "{MAX_SOCKET_PATH} bytes fit");
+    }
 
     #[test]
     fn socket_path_depends_on_the_canonical_root_only() {

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -240,8 +241,7 @@ def test_headless_human_policy_is_refused_with_an_explanation(workspace):
 @pytest.fixture
 def desk(workspace, tmp_path):
     """`rdesk serve-socket` on the workspace, with a private runtime dir."""
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
+    runtime = short_runtime_dir()
     env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
     proc = subprocess.Popen(
         [RDESK, "serve-socket", "--workspace", str(workspace), "--policy", "agent"],
@@ -256,6 +256,14 @@ def desk(workspace, tmp_path):
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=20)
+
+
+def short_runtime_dir() -> Path:
+    """A private runtime dir with a short path: a Unix socket path must fit in 107 bytes, and
+    pytest's tmp_path (/tmp/pytest-of-USER/pytest-N/<test name>/) can exceed that."""
+    runtime = Path(tempfile.mkdtemp(prefix="rd-run-"))
+    runtime.chmod(0o700)
+    return runtime
 
 
 def joined(ws: Path) -> list[str]:
@@ -323,8 +331,7 @@ async def test_a_closed_desk_says_how_to_reopen_it(workspace, desk):
 def test_mcp_starts_the_desk_when_none_is_open(workspace, tmp_path):
     """Without a window on the workspace, `rdesk mcp` starts one (here RESOLVE_DESK_BIN points
     to a stand-in that serves the socket without a GUI) and joins it."""
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
+    runtime = short_runtime_dir()
     stand_in = tmp_path / "fake-desk"
     pidfile = tmp_path / "desk.pid"
     stand_in.write_text(
@@ -350,8 +357,7 @@ def test_mcp_starts_the_desk_when_none_is_open(workspace, tmp_path):
 @pytest.fixture
 def human_desk(workspace, tmp_path):
     """`rdesk serve-socket --policy human`; its stdin stands in for the window's buttons."""
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
+    runtime = short_runtime_dir()
     env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
     proc = subprocess.Popen(
         [RDESK, "serve-socket", "--workspace", str(workspace), "--policy", "human"],
