@@ -2,7 +2,7 @@
 //! ([`Preview::text`]), a compact JSON object for scripts ([`Preview::to_json`]) and
 //! structured details for the UI ([`Preview::details`], capped for huge results).
 
-use resolve_engine::ChangeSet;
+use resolve_engine::{plural, ChangeSet};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -10,10 +10,6 @@ use serde_json::{json, Value};
 pub const DETAIL_DIFF_FILES: usize = 50;
 /// Bytes of unified diff text in the tool result text; the rest is summarised.
 pub const TEXT_DIFF_BYTES: usize = 200_000;
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
 
 /// The start of one replaced match (1-based line, 0-based byte column) and its op index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
