@@ -40,7 +40,8 @@ pub mod tool;
 pub mod workspace;
 
 pub use changeset::{
-    plural, ApplyError, ApplyReport, Change, ChangeCounts, ChangeKind, ChangeSet, ContentHash, EntryKind, FileSummary,
+    plural, recover, ApplyContext, ApplyError, ApplyReport, Change, ChangeCounts, ChangeKind, ChangeSet, ContentHash,
+    EntryKind, FileSummary, Recovery, RecoveryOutcome,
 };
 pub use custom::{CustomToolApi, CustomToolPendingAction, ToolFactory};
 pub use diff::{language_for_path, DiffLine, FileDiff, Hunk, LineKind};

@@ -201,13 +201,22 @@ pub struct Session {
     observers: RwLock<Vec<Observer>>,
     decisions: broadcast::Sender<Decision>,
     closed: CancellationToken,
+    recovery: Option<crate::changeset::Recovery>,
 }
 
 /// Told about every transcript entry as it is recorded (e.g. to journal decisions).
 pub type Observer = Box<dyn Fn(&TranscriptEntry) + Send + Sync>;
 
 impl Session {
-    /// Opens a session on `root` with the `resolve` tool registered.
+    /// What opening this session recovered: an apply interrupted in this workspace by a killed
+    /// process, rolled back (or finished) before the session started. Programs show it to
+    /// the person and journal it as a failed apply with the reason `interrupted`.
+    pub fn recovery(&self) -> Option<&crate::changeset::Recovery> {
+        self.recovery.as_ref()
+    }
+
+    /// Opens a session on `root` with the `resolve` tool registered. First finishes any apply
+    /// interrupted there (see [`recovery`](Self::recovery)).
     pub fn open(root: impl AsRef<Path>, policy: ResolvePolicy) -> Result<Self, WorkspaceError> {
         Self::with_store(root, policy, PendingActionStore::new())
     }
@@ -219,6 +228,8 @@ impl Session {
         store: PendingActionStore,
     ) -> Result<Self, WorkspaceError> {
         let workspace = Arc::new(Workspace::open(root)?);
+        // An apply interrupted by a killed process is finished before anything else.
+        let recovery = crate::changeset::recover(&workspace);
         let store = Arc::new(store);
         let (decisions, _) = broadcast::channel(64);
         let policy = Arc::new(RwLock::new(policy));
@@ -240,6 +251,7 @@ impl Session {
             observers: RwLock::new(Vec::new()),
             decisions,
             closed: CancellationToken::new(),
+            recovery,
         })
     }
 

@@ -23,6 +23,7 @@
 mod commit;
 mod metadata;
 mod plan;
+pub mod recovery;
 mod rollback;
 
 use std::fmt;
@@ -36,6 +37,7 @@ use serde::Serialize;
 use commit::commit;
 use metadata::summarise;
 pub use metadata::{ChangeCounts, ChangeKind, FileSummary};
+pub use recovery::{recover, ApplyContext, Recovery, RecoveryOutcome};
 use rollback::Journal;
 
 use crate::diff::{self, FileDiff};
