@@ -72,9 +72,11 @@ impl CustomToolPendingAction {
             let ws = workspace.clone();
             let text = applied_text.clone();
             async move {
-                let report = tokio::task::spawn_blocking(move || cs.apply(&ws)).await.map_err(|e| {
-                    ToolError::Failed(format!("apply stopped unexpectedly: {e}; nothing was written"))
-                })??;
+                let context = crate::changeset::recovery::current_context();
+                let report =
+                    tokio::task::spawn_blocking(move || cs.apply_with_context(&ws, context)).await.map_err(|e| {
+                        ToolError::Failed(format!("apply stopped unexpectedly: {e}; nothing was written"))
+                    })??;
                 let mut result = ToolResult::text(text);
                 if !report.warnings.is_empty() {
                     result

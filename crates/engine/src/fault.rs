@@ -1,18 +1,63 @@
-//! Fault injection for tests (feature `fault-injection`, never in release builds of the app).
+//! Test hooks for change-set commits (feature `fault-injection`, never in the app's builds).
 //!
-//! Running as root, a read-only folder does not stop a rename, so tests that need an I/O
-//! failure in the middle of a commit arm one here: the next commit step that touches the
-//! armed absolute path fails with an injected error, once.
+//! Every step of a commit passes a [`Point`] here first. Tests can:
+//! - make the next step touching an absolute path fail once ([`fail_once_at`]); running as
+//!   root, a read-only folder does not stop a rename, so this is how I/O failures are made;
+//! - run a hook at every point of commits under one workspace root ([`set_hook`]): fail a
+//!   chosen step, or change the disk between the plan and the commit (a race);
+//! - stop a child process at a point: with `RDESK_TEST_PAUSE_AT=phase:index` in its
+//!   environment, the process prints `RDESK_PAUSED phase:index` on stderr and waits for a
+//!   line on stdin (kill tests `SIGKILL` it there; race tests act, then let it go on).
+//!
+//! Points, in order: `planned` (after verification, before anything is written), then one
+//! per operation in `staging`, `parking`, `commit` and `cleanup` (index counted from 0 in
+//! each phase).
 
-use std::io;
+use std::collections::HashMap;
+use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+/// One step of a commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Point<'a> {
+    /// The workspace root.
+    pub root: &'a Path,
+    pub phase: &'static str,
+    pub index: usize,
+}
+
+/// What a hook makes of a point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hook {
+    Continue,
+    /// The step fails with an injected I/O error.
+    Fail,
+}
+
+type HookFn = Box<dyn FnMut(&Point) -> Hook + Send>;
+
 static ARMED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static HOOKS: Mutex<Option<HashMap<PathBuf, HookFn>>> = Mutex::new(None);
 
 /// Makes the next change-set step touching `path` (absolute, canonical) fail once.
 pub fn fail_once_at(path: impl Into<PathBuf>) {
     ARMED.lock().unwrap_or_else(|p| p.into_inner()).push(path.into());
+}
+
+/// Runs `hook` at every point of commits under `root` (canonical) until [`clear_hook`].
+pub fn set_hook(root: impl Into<PathBuf>, hook: impl FnMut(&Point) -> Hook + Send + 'static) {
+    HOOKS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .insert(root.into(), Box::new(hook));
+}
+
+pub fn clear_hook(root: &Path) {
+    if let Some(map) = HOOKS.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+        map.remove(root);
+    }
 }
 
 pub(crate) fn check(path: &Path) -> io::Result<()> {
@@ -22,4 +67,31 @@ pub(crate) fn check(path: &Path) -> io::Result<()> {
         return Err(io::Error::other(format!("injected fault at {}", path.display())));
     }
     Ok(())
+}
+
+pub(crate) fn at(point: Point) -> io::Result<()> {
+    if let Ok(spec) = std::env::var("RDESK_TEST_PAUSE_AT") {
+        if spec == format!("{}:{}", point.phase, point.index) {
+            let mut err = io::stderr().lock();
+            let _ = writeln!(err, "RDESK_PAUSED {spec}");
+            let _ = err.flush();
+            drop(err);
+            let mut line = String::new();
+            let _ = io::stdin().lock().read_line(&mut line);
+        }
+    }
+    // The hook runs outside the lock it is stored under (it may do anything, even apply).
+    let taken = HOOKS.lock().unwrap_or_else(|p| p.into_inner()).as_mut().and_then(|m| m.remove(point.root));
+    let Some(mut hook) = taken else { return Ok(()) };
+    let verdict = hook(&point);
+    HOOKS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .entry(point.root.to_path_buf())
+        .or_insert(hook);
+    match verdict {
+        Hook::Continue => Ok(()),
+        Hook::Fail => Err(io::Error::other(format!("injected fault at {} {}", point.phase, point.index))),
+    }
 }

@@ -170,7 +170,16 @@ impl Tool for ResolveTool {
         let details_json = serde_json::to_value(&details).unwrap_or(Value::Null);
         match params.action {
             ResolveAction::Apply => {
-                let outcome = AssertUnwindSafe((top.apply)(reason.clone())).catch_unwind().await;
+                // The action is named in the apply's intent record (for a crash recovery).
+                let applying = crate::changeset::ApplyContext {
+                    action_id: top.id.clone(),
+                    label: top.label.clone(),
+                    source_tool_name: top.source_tool_name.clone(),
+                    actor: crate::session::CALL_SCOPE.try_with(|s| s.actor).ok(),
+                    client: crate::session::CALL_SCOPE.try_with(|s| s.client.clone()).ok().flatten(),
+                };
+                let apply = crate::changeset::recovery::APPLYING.scope(applying, (top.apply)(reason.clone()));
+                let outcome = AssertUnwindSafe(apply).catch_unwind().await;
                 let failure = match outcome {
                     Ok(Ok(result)) if !result.is_error => {
                         let mut result = result;

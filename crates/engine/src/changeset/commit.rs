@@ -1,139 +1,298 @@
-//! The commit: new contents staged beside their targets, then renames into place (sources
-//! parked under temporary names first, so swaps and cycles work), each step journalled so
-//! [`super::rollback`] can undo it.
+//! The commit, in four phases, each ending with the folders it changed synced and its mark
+//! in the intent record ([`super::intent`]):
+//! 1. **staging** — the folders for new files are created and every new content is written
+//!    to a temporary file beside its target, created with the target's mode (and owner),
+//!    then synced;
+//! 2. **parking** — every rename source is moved to a parking name (so swaps and cycles
+//!    work), and its content checked there;
+//! 3. **commit** — in change order: an edited or deleted file is moved aside to its backup
+//!    name and *the backup* is hashed (a save that raced the apply is caught here and kept),
+//!    then the new file is moved in; creates and renames never replace a path that appeared
+//!    since the preview (`RENAME_NOREPLACE`);
+//! 4. **clean-up** — the backups are removed and the record deleted.
+//!
+//! Any failure before the `committed` mark is undone by [`super::rollback`], which reads
+//! the disk and the phase, never an in-memory journal: the same code finishes an apply that
+//! a killed process left half-done.
 
-use std::collections::HashMap;
-use std::fs;
 use std::io::{self, Write};
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::plan::Step;
-use super::rollback::{Journal, Undo};
+use chrono::Utc;
 
-pub(super) type StepError = (PathBuf, &'static str, io::Error);
+use super::fsops::{split, Tree};
+use super::intent::{self, Intent, Op, Phase, Record};
+use super::plan::{Plan, Step};
+use super::recovery::ApplyContext;
+use super::{rollback, ApplyError, ApplyReport, ContentHash, EntryKind};
 
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// A short, unique name beside `target` (short so that a 255-byte file name still fits).
-fn temp_beside(target: &Path, suffix: &str) -> PathBuf {
-    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let dir = target.parent().unwrap_or(Path::new("."));
-    dir.join(format!(".rdesk-{}-{n}.{suffix}", std::process::id()))
+/// Why a commit stopped: an I/O failure (with the path and what was being done), or a file
+/// found changed at the moment it was moved aside.
+pub(super) enum Stop {
+    Io { path: String, op: &'static str, error: io::Error },
+    Stale { path: String, why: String },
 }
 
-fn fault(path: &Path) -> io::Result<()> {
-    #[cfg(feature = "fault-injection")]
-    {
-        crate::fault::check(path)
-    }
-    #[cfg(not(feature = "fault-injection"))]
-    {
-        let _ = path;
-        Ok(())
+fn io_stop<'a>(path: &'a str, op: &'static str) -> impl FnOnce(io::Error) -> Stop + 'a {
+    move |error| Stop::Io { path: path.to_string(), op, error }
+}
+
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+/// A token unique to this apply (process, time, counter), short so that a 255-byte file name
+/// still fits beside it.
+fn token() -> String {
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let nanos = Utc::now().timestamp_subsec_nanos();
+    format!("{:x}{:x}{n:x}", std::process::id(), nanos & 0xffff)
+}
+
+fn beside(path: &str, token: &str, i: usize, suffix: &str) -> String {
+    let (dir, _) = split(path);
+    let name = format!(".rdesk-{token}-{i}.{suffix}");
+    if dir.is_empty() {
+        name
+    } else {
+        format!("{dir}/{name}")
     }
 }
 
-pub(super) fn commit(plan: &[Step], journal: &mut Journal) -> Result<(), StepError> {
-    // Stage: every new content as a temporary beside its target.
-    let mut staged: HashMap<usize, PathBuf> = HashMap::new();
-    for (i, step) in plan.iter().enumerate() {
-        if let Step::Replace { abs, contents, meta } = step {
-            if let Some(parent) = abs.parent() {
-                create_dirs(parent, journal).map_err(|e| (parent.to_path_buf(), "create the folder of", e))?;
+/// The record's operations for `plan`, each with its own temporary names.
+fn ops(plan: &Plan) -> Vec<Op> {
+    let t = token();
+    plan.steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| match step {
+            Step::Edit { path, contents, before, .. } => Op::Edit {
+                path: path.clone(),
+                tmp: beside(path, &t, i, "tmp"),
+                backup: beside(path, &t, i, "bak"),
+                before: before.to_string(),
+                after: ContentHash::of(contents).to_string(),
+            },
+            Step::Create { path, contents } => Op::Create {
+                path: path.clone(),
+                tmp: beside(path, &t, i, "tmp"),
+                after: ContentHash::of(contents).to_string(),
+            },
+            Step::Delete { path, before } => {
+                Op::Delete { path: path.clone(), backup: beside(path, &t, i, "bak"), before: before.to_string() }
             }
-            let tmp = temp_beside(abs, "tmp");
-            write_temp(&tmp, contents, meta.as_ref(), journal)
-                .map_err(|e| (abs.clone(), "stage new contents for", e))?;
-            staged.insert(i, tmp);
+            Step::Move { from, to, kind, before } => Op::Move {
+                from: from.clone(),
+                to: to.clone(),
+                parked: beside(from, &t, i, "mv"),
+                kind: *kind,
+                before: before.to_string(),
+            },
+        })
+        .collect()
+}
+
+#[cfg(feature = "fault-injection")]
+fn point(tree: &Tree, phase: &'static str, index: usize) -> io::Result<()> {
+    crate::fault::at(crate::fault::Point { root: tree.root_path(), phase, index })
+}
+
+#[cfg(not(feature = "fault-injection"))]
+fn point(_tree: &Tree, _phase: &'static str, _index: usize) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(feature = "fault-injection")]
+fn fault(tree: &Tree, rel: &str) -> io::Result<()> {
+    crate::fault::check(&tree.root_path().join(rel))
+}
+
+#[cfg(not(feature = "fault-injection"))]
+fn fault(_tree: &Tree, _rel: &str) -> io::Result<()> {
+    Ok(())
+}
+
+/// Carries out `plan` under the workspace lock (held by the caller).
+pub(super) fn run(tree: &mut Tree, plan: &Plan, context: Option<ApplyContext>) -> Result<ApplyReport, ApplyError> {
+    point(tree, "planned", 0).map_err(|e| io_error("the workspace", "start writing", e, Vec::new()))?;
+    let intent = Intent {
+        version: 1,
+        pid: std::process::id(),
+        started_at: Utc::now(),
+        context,
+        dirs: plan.dirs.clone(),
+        ops: ops(plan),
+    };
+    let mut record = Record::create(tree, &intent)
+        .map_err(|e| io_error(intent::RECORD_NAME, "write the apply record", e, Vec::new()))?;
+    let mut phase = Phase::Prepared;
+    match forward(tree, plan, &intent, &mut record, &mut phase) {
+        Ok(()) => {
+            let warnings = rollback::clean_up(tree, &intent, &|t: &Tree, i| point(t, "cleanup", i));
+            let mut report = report(plan);
+            report.warnings = warnings;
+            if let Err(e) = intent::remove(tree) {
+                report.warnings.push(format!("could not remove {}: {e}", intent::RECORD_NAME));
+            }
+            Ok(report)
+        }
+        Err(stop) => {
+            let problems = rollback::roll_back(tree, &intent, phase);
+            if problems.is_empty() {
+                let _ = intent::remove(tree);
+            }
+            Err(match stop {
+                Stop::Stale { path, why } if problems.is_empty() => ApplyError::Stale { files: vec![(path, why)] },
+                Stop::Stale { path, why } => io_error(&path, "apply", io::Error::other(why), problems),
+                Stop::Io { path, op, error } => io_error(&path, op, error, problems),
+            })
         }
     }
-    // Renames, phase one: every source out of the way, under a temporary name.
-    let mut parked: HashMap<usize, PathBuf> = HashMap::new();
-    for (i, step) in plan.iter().enumerate() {
-        if let Step::Move { from, to } = step {
-            if from == to {
-                continue;
-            }
-            let tmp = temp_beside(from, "mv");
-            fault(from).and_then(|_| fs::rename(from, &tmp)).map_err(|e| (from.clone(), "rename", e))?;
-            journal.undo.push(Undo::Moved { from: from.clone(), to: tmp.clone() });
-            parked.insert(i, tmp);
-        }
-    }
-    for (i, step) in plan.iter().enumerate() {
+}
+
+fn io_error(path: &str, op: &'static str, error: io::Error, restore_failures: Vec<String>) -> ApplyError {
+    ApplyError::Io { path: path.to_string(), op, message: error.to_string(), restore_failures }
+}
+
+fn report(plan: &Plan) -> ApplyReport {
+    let mut report = ApplyReport::default();
+    for step in &plan.steps {
         match step {
-            Step::Replace { abs, meta, .. } => {
-                let tmp = &staged[&i];
-                fault(abs).map_err(|e| (abs.clone(), "write", e))?;
-                if meta.is_some() {
-                    let backup = temp_beside(abs, "bak");
-                    fs::hard_link(abs, &backup).map_err(|e| (abs.clone(), "back up", e))?;
-                    if let Err(e) = fs::rename(tmp, abs) {
-                        let _ = fs::remove_file(&backup);
-                        return Err((abs.clone(), "write", e));
-                    }
-                    journal.forget_staged(tmp);
-                    journal.undo.push(Undo::Replaced { path: abs.clone(), backup });
-                } else {
-                    if fs::symlink_metadata(abs).is_ok() {
-                        return Err((
-                            abs.clone(),
-                            "create",
-                            io::Error::new(io::ErrorKind::AlreadyExists, "it appeared during apply"),
-                        ));
-                    }
-                    fs::rename(tmp, abs).map_err(|e| (abs.clone(), "create", e))?;
-                    journal.forget_staged(tmp);
-                    journal.undo.push(Undo::Created(abs.clone()));
-                }
+            Step::Edit { .. } => report.edited += 1,
+            Step::Create { .. } => report.created += 1,
+            Step::Delete { .. } => report.deleted += 1,
+            Step::Move { .. } => report.renamed += 1,
+        }
+    }
+    report
+}
+
+fn sync(tree: &mut Tree) -> Result<(), Stop> {
+    tree.sync_changed().map_err(|(dir, error)| Stop::Io {
+        path: if dir.is_empty() { "the workspace root".into() } else { dir },
+        op: "sync the folder",
+        error,
+    })
+}
+
+/// The phases up to `committed`; `phase` is always the last one marked.
+fn forward(tree: &mut Tree, plan: &Plan, intent: &Intent, record: &mut Record, phase: &mut Phase) -> Result<(), Stop> {
+    // 1. Staging.
+    for dir in &intent.dirs {
+        tree.mkdir(dir).map_err(io_stop(dir, "create the folder"))?;
+    }
+    let mut n = 0;
+    for (step, op) in plan.steps.iter().zip(&intent.ops) {
+        let (path, tmp, contents, meta) = match (step, op) {
+            (Step::Edit { contents, mode, uid, gid, .. }, Op::Edit { path, tmp, .. }) => {
+                (path, tmp, contents, Some((*mode, *uid, *gid)))
             }
-            Step::Delete { abs } => {
-                let backup = temp_beside(abs, "bak");
-                fault(abs).and_then(|_| fs::rename(abs, &backup)).map_err(|e| (abs.clone(), "delete", e))?;
-                journal.undo.push(Undo::Deleted { path: abs.clone(), backup });
+            (Step::Create { contents, .. }, Op::Create { path, tmp, .. }) => (path, tmp, contents, None),
+            _ => continue,
+        };
+        point(tree, "staging", n).map_err(io_stop(path, "stage new contents for"))?;
+        n += 1;
+        stage(tree, tmp, contents, meta).map_err(io_stop(path, "stage new contents for"))?;
+    }
+    sync(tree)?;
+    record.mark(Phase::Staged).map_err(io_stop(intent::RECORD_NAME, "write the apply record"))?;
+    *phase = Phase::Staged;
+
+    // 2. Parking.
+    for (i, op) in intent.ops.iter().filter(|op| matches!(op, Op::Move { .. })).enumerate() {
+        let Op::Move { from, parked, kind, before, .. } = op else { continue };
+        point(tree, "parking", i).map_err(io_stop(from, "rename"))?;
+        fault(tree, from).map_err(io_stop(from, "rename"))?;
+        tree.rename_noreplace(from, parked).map_err(|e| moved_or(e, from, "rename"))?;
+        check_held(tree, parked, *kind, before, from)?;
+    }
+    sync(tree)?;
+    record.mark(Phase::Parked).map_err(io_stop(intent::RECORD_NAME, "write the apply record"))?;
+    *phase = Phase::Parked;
+
+    // 3. Commit.
+    for (i, op) in intent.ops.iter().enumerate() {
+        match op {
+            Op::Edit { path, tmp, backup, before, .. } => {
+                point(tree, "commit", i).map_err(io_stop(path, "write"))?;
+                fault(tree, path).map_err(io_stop(path, "write"))?;
+                tree.rename_noreplace(path, backup).map_err(|e| moved_or(e, path, "write"))?;
+                check_held(tree, backup, EntryKind::File, before, path)?;
+                tree.rename_noreplace(tmp, path).map_err(|e| appeared_or(e, path, "write"))?;
             }
-            Step::Move { to, .. } => {
-                let Some(tmp) = parked.get(&i) else { continue };
-                if fs::symlink_metadata(to).is_ok() {
-                    return Err((
-                        to.clone(),
-                        "rename onto",
-                        io::Error::new(io::ErrorKind::AlreadyExists, "the target appeared during apply"),
-                    ));
-                }
-                fault(to).and_then(|_| fs::rename(tmp, to)).map_err(|e| (to.clone(), "rename", e))?;
-                journal.undo.push(Undo::Moved { from: tmp.clone(), to: to.clone() });
+            Op::Create { path, tmp, .. } => {
+                point(tree, "commit", i).map_err(io_stop(path, "create"))?;
+                fault(tree, path).map_err(io_stop(path, "create"))?;
+                tree.rename_noreplace(tmp, path).map_err(|e| appeared_or(e, path, "create"))?;
+            }
+            Op::Delete { path, backup, before } => {
+                point(tree, "commit", i).map_err(io_stop(path, "delete"))?;
+                fault(tree, path).map_err(io_stop(path, "delete"))?;
+                tree.rename_noreplace(path, backup).map_err(|e| moved_or(e, path, "delete"))?;
+                check_held(tree, backup, EntryKind::File, before, path)?;
+            }
+            Op::Move { to, parked, .. } => {
+                point(tree, "commit", i).map_err(io_stop(to, "rename"))?;
+                fault(tree, to).map_err(io_stop(to, "rename"))?;
+                tree.rename_noreplace(parked, to).map_err(|e| appeared_or(e, to, "rename onto"))?;
             }
         }
     }
+    sync(tree)?;
+    record.mark(Phase::Committed).map_err(io_stop(intent::RECORD_NAME, "write the apply record"))?;
+    *phase = Phase::Committed;
     Ok(())
 }
 
-fn create_dirs(dir: &Path, journal: &mut Journal) -> io::Result<()> {
-    if dir.exists() {
-        return Ok(());
+/// A file that vanished between the check and the move is a stale preview, not an I/O error.
+fn moved_or(error: io::Error, path: &str, op: &'static str) -> Stop {
+    if error.kind() == io::ErrorKind::NotFound {
+        Stop::Stale { path: path.to_string(), why: "deleted during the apply".into() }
+    } else {
+        Stop::Io { path: path.to_string(), op, error }
     }
-    if let Some(parent) = dir.parent() {
-        create_dirs(parent, journal)?;
-    }
-    fs::create_dir(dir)?;
-    journal.undo.push(Undo::CreatedDir(dir.to_path_buf()));
-    Ok(())
 }
 
-fn write_temp(tmp: &Path, contents: &[u8], meta: Option<&fs::Metadata>, journal: &mut Journal) -> io::Result<()> {
-    fault(tmp)?;
-    let mut f = fs::OpenOptions::new().write(true).create_new(true).open(tmp)?;
-    journal.undo.push(Undo::Staged(tmp.to_path_buf()));
-    f.write_all(contents)?;
-    if let Some(meta) = meta {
-        f.set_permissions(meta.permissions())?;
-        if meta.uid() != f.metadata()?.uid() || meta.gid() != f.metadata()?.gid() {
-            // Keep the owner when we may (root); otherwise the mode is what matters.
-            let _ = std::os::unix::fs::fchown(&f, Some(meta.uid()), Some(meta.gid()));
+/// A path that appeared since the preview is never replaced: the preview is stale.
+fn appeared_or(error: io::Error, path: &str, op: &'static str) -> Stop {
+    if error.kind() == io::ErrorKind::AlreadyExists {
+        Stop::Stale { path: path.to_string(), why: "appeared during the apply".into() }
+    } else {
+        Stop::Io { path: path.to_string(), op, error }
+    }
+}
+
+/// The entry now held at `held` (a backup or a parking name) must still be what the preview
+/// read: a save that raced the apply is caught here, and the rollback puts it back.
+fn check_held(tree: &mut Tree, held: &str, kind: EntryKind, before: &str, shown: &str) -> Result<(), Stop> {
+    match tree.hash(held, kind) {
+        Ok(h) if h.to_string() == before => Ok(()),
+        Ok(_) => Err(Stop::Stale { path: shown.to_string(), why: "changed during the apply".into() }),
+        Err(error) => Err(Stop::Io { path: shown.to_string(), op: "read back", error }),
+    }
+}
+
+/// Writes `contents` to the new file `tmp`, created with the target's mode from the start
+/// (`meta`: mode, owner, group of the file it replaces) and synced.
+fn stage(tree: &mut Tree, tmp: &str, contents: &[u8], meta: Option<(u32, u32, u32)>) -> io::Result<()> {
+    // Owner-only until the mode is set exactly (the umask may only have narrowed it).
+    let mode = meta.map_or(0o666, |(mode, _, _)| mode & 0o777);
+    let mut file = tree.create_new(tmp, mode)?;
+    if let Some((mode, uid, gid)) = meta {
+        let st = rustix::fs::fstat(&file)?;
+        if st.st_uid != uid || st.st_gid != gid {
+            rustix::fs::fchown(
+                &file,
+                Some(rustix::process::Uid::from_raw(uid)),
+                Some(rustix::process::Gid::from_raw(gid)),
+            )
+            .map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!("its owner (uid {uid}, gid {gid}) cannot be kept: {e}; nothing was written"),
+                )
+            })?;
         }
+        rustix::fs::fchmod(&file, rustix::fs::Mode::from_raw_mode(mode))?;
     }
-    f.sync_all()
+    file.write_all(contents)?;
+    file.sync_all()
 }

@@ -21,6 +21,9 @@
 //! final clean-up), [`metadata`] (per-file summaries and totals).
 
 mod commit;
+mod fsops;
+mod intent;
+mod lock;
 mod metadata;
 mod plan;
 pub mod recovery;
@@ -34,11 +37,11 @@ use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
-use commit::commit;
+pub use intent::RECORD_NAME;
+pub use lock::LOCK_WAIT;
 use metadata::summarise;
 pub use metadata::{ChangeCounts, ChangeKind, FileSummary};
 pub use recovery::{recover, ApplyContext, Recovery, RecoveryOutcome};
-use rollback::Journal;
 
 use crate::diff::{self, FileDiff};
 use crate::tool::ToolError;
@@ -140,6 +143,21 @@ pub enum ApplyError {
         plural(.files.len(), "file is", "files are"), .files.join(", "), if .files.len() == 1 { "it" } else { "them" }
     )]
     ReadOnly { files: Vec<String> },
+    /// Files that cannot be replaced without changing what they are (another user's file,
+    /// a file with several hard links): `(path, why)`.
+    #[error(
+        "Cannot replace {} without changing {}: {}. Nothing was written; {}",
+        plural(.files.len(), "file", "files"),
+        if .files.len() == 1 { "it" } else { "them" },
+        .files.iter().map(|(p, why)| format!("{p} ({why})")).collect::<Vec<_>>().join("; "),
+        "edit it yourself, or discard this action."
+    )]
+    Refused { files: Vec<(String, String)> },
+    /// Another apply holds the workspace lock (another window, or `rdesk`).
+    #[error(
+        "Another apply is running in this workspace ({root}), in another Resolve Desk window or rdesk. Nothing was written; apply again when it has finished."
+    )]
+    Busy { root: String },
     #[error("{}", io_message(.path, .op, .message, .restore_failures))]
     Io { path: String, op: &'static str, message: String, restore_failures: Vec<String> },
 }
@@ -174,7 +192,11 @@ impl ApplyError {
     pub fn stale_files(&self) -> Vec<String> {
         match self {
             ApplyError::Stale { files } => files.iter().map(|(p, _)| p.clone()).collect(),
-            ApplyError::Invalid(_) | ApplyError::ReadOnly { .. } | ApplyError::Io { .. } => Vec::new(),
+            ApplyError::Invalid(_)
+            | ApplyError::ReadOnly { .. }
+            | ApplyError::Refused { .. }
+            | ApplyError::Busy { .. }
+            | ApplyError::Io { .. } => Vec::new(),
         }
     }
 }
@@ -184,7 +206,9 @@ impl From<ApplyError> for ToolError {
         match e {
             ApplyError::Stale { .. } => ToolError::Stale { files: e.stale_files(), message: e.to_string() },
             ApplyError::Invalid(m) => ToolError::InvalidParams(m),
-            ApplyError::ReadOnly { .. } => ToolError::Failed(e.to_string()),
+            ApplyError::ReadOnly { .. } | ApplyError::Refused { .. } | ApplyError::Busy { .. } => {
+                ToolError::Failed(e.to_string())
+            }
             ApplyError::Io { .. } => ToolError::Io(e.to_string()),
         }
     }
@@ -317,22 +341,40 @@ impl ChangeSet {
         out
     }
 
-    /// Verifies, then writes everything or nothing (see the module docs).
+    /// Verifies, then writes everything or nothing (see the module docs). The action being
+    /// applied (set by `resolve`) is named in the intent record, so a recovery can say it.
     pub fn apply(&self, ws: &Workspace) -> Result<ApplyReport, ApplyError> {
+        self.apply_with_context(ws, recovery::current_context())
+    }
+
+    /// [`apply`](Self::apply), naming `context` in the intent record.
+    pub fn apply_with_context(&self, ws: &Workspace, context: Option<ApplyContext>) -> Result<ApplyReport, ApplyError> {
+        let root = ws.root();
+        let shown_root = root.display().to_string();
+        let lock = lock::WorkspaceLock::acquire(root, LOCK_WAIT)
+            .map_err(|e| ApplyError::Io {
+                path: shown_root.clone(),
+                op: "lock",
+                message: e.to_string(),
+                restore_failures: Vec::new(),
+            })?
+            .ok_or(ApplyError::Busy { root: shown_root.clone() })?;
+        // An apply interrupted here earlier (by a process that has since died) is finished
+        // first, so this one starts from whole files.
+        let recovered = recovery::recover_locked(root);
         let plan = self.plan(ws)?;
-        let mut journal = Journal::default();
-        match commit(&plan, &mut journal) {
-            Ok(()) => Ok(journal.finalise(&plan)),
-            Err((path, op, err)) => {
-                let restore_failures = journal.rollback();
-                Err(ApplyError::Io {
-                    path: ws.relative(&path).unwrap_or_else(|_| path.display().to_string()),
-                    op,
-                    message: err.to_string(),
-                    restore_failures,
-                })
-            }
+        let mut tree = fsops::Tree::open(root).map_err(|e| ApplyError::Io {
+            path: shown_root,
+            op: "open",
+            message: e.to_string(),
+            restore_failures: Vec::new(),
+        })?;
+        let mut report = commit::run(&mut tree, &plan, context)?;
+        if let Some(r) = recovered {
+            report.warnings.insert(0, r.message());
         }
+        drop(lock);
+        Ok(report)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Verification: every entry of a change set checked against the disk before anything is
-//! written. The result is the list of steps [`super::commit`] carries out, or the refusal
-//! (stale, read-only, invalid) with nothing written.
+//! written. The result is the list of steps [`super::commit`] carries out (workspace-relative
+//! paths, each with the hash it must still have), or the refusal (stale, read-only, a file
+//! that cannot be replaced without changing it, invalid) with nothing written.
 
 use std::collections::HashSet;
 use std::fs;
@@ -12,29 +13,52 @@ use std::sync::Arc;
 use super::{ApplyError, Change, ChangeSet, ContentHash, EntryKind};
 use crate::workspace::Workspace;
 
-/// A verified step of the commit.
+/// A verified step of the commit (paths workspace-relative, with `/`).
 pub(super) enum Step {
-    /// Write `contents` at `abs` (replacing the file when `meta` is its metadata, creating it
-    /// otherwise).
-    Replace {
-        abs: PathBuf,
+    /// Replace `path`'s contents; the new file gets `mode`, `uid` and `gid` of the old one.
+    Edit {
+        path: String,
         contents: Arc<[u8]>,
-        meta: Option<fs::Metadata>,
+        before: ContentHash,
+        mode: u32,
+        uid: u32,
+        gid: u32,
+    },
+    Create {
+        path: String,
+        contents: Arc<[u8]>,
     },
     Delete {
-        abs: PathBuf,
+        path: String,
+        before: ContentHash,
     },
     Move {
-        from: PathBuf,
-        to: PathBuf,
+        from: String,
+        to: String,
+        kind: EntryKind,
+        before: ContentHash,
     },
 }
 
+/// The steps, and the folders to create for new files (parents first).
+pub(super) struct Plan {
+    pub steps: Vec<Step>,
+    pub dirs: Vec<String>,
+}
+
+/// Why a file that still has the previewed content cannot be written.
+#[derive(Default)]
+struct Refusals {
+    read_only: Vec<String>,
+    other: Vec<(String, String)>,
+}
+
 impl ChangeSet {
-    pub(super) fn plan(&self, ws: &Workspace) -> Result<Vec<Step>, ApplyError> {
+    pub(super) fn plan(&self, ws: &Workspace) -> Result<Plan, ApplyError> {
         let mut stale = Vec::new();
-        let mut read_only = Vec::new();
+        let mut refusals = Refusals::default();
         let mut steps = Vec::new();
+        let mut dirs: Vec<String> = Vec::new();
         let mut touched: HashSet<PathBuf> = HashSet::new();
         let rename_sources: HashSet<PathBuf> = self
             .changes
@@ -44,9 +68,14 @@ impl ChangeSet {
                 _ => None,
             })
             .collect();
-        let resolve = |p: &str, entry: bool| -> Result<PathBuf, ApplyError> {
+        let resolve = |p: &str, entry: bool| -> Result<(PathBuf, String), ApplyError> {
             let r = if entry { ws.resolve_entry(p) } else { ws.resolve(p) };
-            r.map_err(|e| ApplyError::Invalid(format!("{e}")))
+            let abs = r.map_err(|e| ApplyError::Invalid(format!("{e}")))?;
+            let rel = ws.relative(&abs).map_err(|e| ApplyError::Invalid(format!("{e}")))?;
+            if rel.is_empty() {
+                return Err(ApplyError::Invalid(format!("{p} is the workspace root, not a file.")));
+            }
+            Ok((abs, rel))
         };
         let mut targets: HashSet<PathBuf> = HashSet::new();
         fn claim(touched: &mut HashSet<PathBuf>, abs: &Path, shown: &str) -> Result<(), ApplyError> {
@@ -61,33 +90,41 @@ impl ChangeSet {
         for change in &self.changes {
             match change {
                 Change::Edit { path, before_hash, after, .. } => {
-                    let abs = resolve(path, false)?;
+                    let (abs, rel) = resolve(path, false)?;
                     claim(&mut touched, &abs, path)?;
-                    if let Some(meta) = check_unchanged(&abs, path, before_hash, "deleted", &mut stale, &mut read_only)
-                    {
-                        steps.push(Step::Replace { abs, contents: after.clone(), meta: Some(meta) });
+                    if let Some(meta) = check_unchanged(&abs, path, before_hash, "deleted", &mut stale) {
+                        check_replaceable(&abs, path, &meta, true, &mut refusals);
+                        steps.push(Step::Edit {
+                            path: rel,
+                            contents: after.clone(),
+                            before: *before_hash,
+                            mode: meta.mode() & 0o7777,
+                            uid: meta.uid(),
+                            gid: meta.gid(),
+                        });
                     }
                 }
                 Change::Delete { path, before_hash, .. } => {
-                    let abs = resolve(path, false)?;
+                    let (abs, rel) = resolve(path, false)?;
                     claim(&mut touched, &abs, path)?;
-                    if check_unchanged(&abs, path, before_hash, "already deleted", &mut stale, &mut read_only).is_some()
-                    {
-                        steps.push(Step::Delete { abs });
+                    if let Some(meta) = check_unchanged(&abs, path, before_hash, "already deleted", &mut stale) {
+                        check_replaceable(&abs, path, &meta, false, &mut refusals);
+                        steps.push(Step::Delete { path: rel, before: *before_hash });
                     }
                 }
                 Change::Create { path, contents } => {
-                    let abs = resolve(path, false)?;
+                    let (abs, rel) = resolve(path, false)?;
                     claim(&mut touched, &abs, path)?;
                     if fs::symlink_metadata(&abs).is_ok() {
                         stale.push((path.clone(), "now exists".into()));
                     } else {
-                        steps.push(Step::Replace { abs, contents: contents.clone(), meta: None });
+                        missing_dirs(ws, &abs, &mut dirs);
+                        steps.push(Step::Create { path: rel, contents: contents.clone() });
                     }
                 }
                 Change::Rename { from, to, kind, before_hash } => {
-                    let from_abs = resolve(from, true)?;
-                    let to_abs = resolve(to, true)?;
+                    let (from_abs, from_rel) = resolve(from, true)?;
+                    let (to_abs, to_rel) = resolve(to, true)?;
                     claim(&mut touched, &from_abs, from)?;
                     if to_abs != from_abs {
                         // A target may be another rename's source (chains, swaps), never twice a target.
@@ -139,37 +176,90 @@ impl ChangeSet {
                             continue;
                         }
                     }
-                    steps.push(Step::Move { from: from_abs, to: to_abs });
+                    if from_abs != to_abs {
+                        steps.push(Step::Move { from: from_rel, to: to_rel, kind: *kind, before: *before_hash });
+                    }
                 }
             }
         }
         if !stale.is_empty() {
             return Err(ApplyError::Stale { files: stale });
         }
-        if !read_only.is_empty() {
-            return Err(ApplyError::ReadOnly { files: read_only });
+        if !refusals.read_only.is_empty() {
+            return Err(ApplyError::ReadOnly { files: refusals.read_only });
         }
-        Ok(steps)
+        if !refusals.other.is_empty() {
+            return Err(ApplyError::Refused { files: refusals.other });
+        }
+        Ok(Plan { steps, dirs })
+    }
+}
+
+/// Adds the folders above `abs` that do not exist yet (parents first) to `dirs`.
+fn missing_dirs(ws: &Workspace, abs: &Path, dirs: &mut Vec<String>) {
+    let mut missing = Vec::new();
+    let mut dir = abs.parent();
+    while let Some(d) = dir {
+        if d == ws.root() || fs::symlink_metadata(d).is_ok() {
+            break;
+        }
+        if let Ok(rel) = ws.relative(d) {
+            missing.push(rel);
+        }
+        dir = d.parent();
+    }
+    for rel in missing.into_iter().rev() {
+        if !dirs.contains(&rel) {
+            dirs.push(rel);
+        }
+    }
+}
+
+/// Notes why the file at `abs` (which has the previewed content) cannot be replaced or
+/// deleted without changing what it is: marked read-only, not writable by this user,
+/// owned by someone else (its owner could not be kept), or hard-linked (an edit would split
+/// the links: the other names would keep the old contents).
+fn check_replaceable(abs: &Path, path: &str, meta: &fs::Metadata, edit: bool, refusals: &mut Refusals) {
+    let marked_read_only = meta.mode() & 0o222 == 0;
+    let user_cannot_write =
+        rustix::fs::accessat(rustix::fs::CWD, abs, rustix::fs::Access::WRITE_OK, rustix::fs::AtFlags::EACCESS)
+            .is_err_and(|e| e != rustix::io::Errno::NOENT);
+    if marked_read_only || user_cannot_write {
+        refusals.read_only.push(path.to_string());
+        return;
+    }
+    if !edit {
+        return;
+    }
+    let euid = rustix::process::geteuid();
+    if !euid.is_root() && meta.uid() != euid.as_raw() {
+        refusals.other.push((
+            path.to_string(),
+            format!(
+                "it belongs to another user (uid {}); its new contents would belong to you (uid {})",
+                meta.uid(),
+                euid.as_raw()
+            ),
+        ));
+    } else if meta.nlink() > 1 {
+        refusals.other.push((
+            path.to_string(),
+            format!("it has {} hard links; writing it would leave the other names with the old contents", meta.nlink()),
+        ));
     }
 }
 
 /// The file's metadata when it still has the previewed content; otherwise records why not
-/// (`stale`), and notes it in `read_only` when it is marked read-only.
+/// (`stale`).
 fn check_unchanged(
     abs: &Path,
     path: &str,
     before_hash: &ContentHash,
     missing: &str,
     stale: &mut Vec<(String, String)>,
-    read_only: &mut Vec<String>,
 ) -> Option<fs::Metadata> {
     match current_file(abs) {
-        Ok(Some((hash, meta))) if hash == *before_hash => {
-            if meta.permissions().readonly() {
-                read_only.push(path.to_string());
-            }
-            Some(meta)
-        }
+        Ok(Some((hash, meta))) if hash == *before_hash => Some(meta),
         Ok(Some(_)) => {
             stale.push((path.to_string(), "content changed".into()));
             None
@@ -195,5 +285,5 @@ fn current_file(abs: &Path) -> io::Result<Option<(ContentHash, fs::Metadata)>> {
     if !meta.is_file() {
         return Err(io::Error::other("not a regular file"));
     }
-    Ok(Some((ContentHash::of(&fs::read(abs)?), meta)))
+    Ok(Some((ContentHash::of_entry(abs, EntryKind::File)?, meta)))
 }

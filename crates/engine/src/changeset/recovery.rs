@@ -4,8 +4,15 @@
 //! everything back (or, when the record says the commit completed, finishes the clean-up)
 //! and removes every temporary file.
 
+use std::path::Path;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+
+use super::fsops::Tree;
+use super::intent::{self, Phase};
+use super::lock::WorkspaceLock;
+use super::rollback;
 
 use crate::session::Actor;
 use crate::workspace::Workspace;
@@ -80,7 +87,65 @@ impl Recovery {
 /// nothing to recover, or when the apply the record belongs to is still running in another
 /// process (it holds the workspace lock).
 pub fn recover(ws: &Workspace) -> Option<Recovery> {
-    // Filled in by the intent-record work (issue 11); the signature is what callers use.
-    let _ = ws;
-    None
+    let Ok(Some(_lock)) = WorkspaceLock::try_acquire(ws.root()) else { return None };
+    recover_locked(ws.root())
+}
+
+/// [`recover`] for a caller that holds the workspace lock.
+pub(super) fn recover_locked(root: &Path) -> Option<Recovery> {
+    let mut tree = match Tree::open(root) {
+        Ok(t) => t,
+        Err(_) => return None,
+    };
+    let found = match intent::read(&mut tree) {
+        Ok(None) => return None,
+        Ok(Some(found)) => found,
+        Err(e) => {
+            return Some(Recovery {
+                context: None,
+                outcome: RecoveryOutcome::RolledBack,
+                started_at: Utc::now(),
+                files: 0,
+                problems: vec![format!(
+                    "{} could not be read ({e}); look for .rdesk-* files beside the files it names",
+                    root.join(intent::RECORD_NAME).display()
+                )],
+            })
+        }
+    };
+    let (intent, phase) = match found {
+        // The record never got its first line down, so nothing else was touched.
+        intent::Found::Torn => {
+            let _ = intent::remove(&mut tree);
+            return None;
+        }
+        intent::Found::Intent(intent, phase) => (intent, phase),
+    };
+    let (outcome, mut problems) = if phase == Phase::Committed {
+        (RecoveryOutcome::Completed, rollback::clean_up(&mut tree, &intent, &|_, _| Ok(())))
+    } else {
+        (RecoveryOutcome::RolledBack, rollback::roll_back(&mut tree, &intent, phase))
+    };
+    if problems.is_empty() || outcome == RecoveryOutcome::Completed {
+        if let Err(e) = intent::remove(&mut tree) {
+            problems.push(format!("{} (remove it: {e})", root.join(intent::RECORD_NAME).display()));
+        }
+    }
+    Some(Recovery {
+        context: intent.context,
+        outcome,
+        started_at: intent.started_at,
+        files: intent.ops.len(),
+        problems,
+    })
+}
+
+tokio::task_local! {
+    /// The action being applied, set by `resolve` around an action's `apply`.
+    pub(crate) static APPLYING: ApplyContext;
+}
+
+/// The action whose `apply` is running on this task, if any.
+pub(crate) fn current_context() -> Option<ApplyContext> {
+    APPLYING.try_with(Clone::clone).ok()
 }
