@@ -113,7 +113,11 @@ impl Tree {
     /// What is at `rel` (not following a final symlink), or `None` when nothing is.
     pub(super) fn stat(&mut self, rel: &str) -> io::Result<Option<rustix::fs::Stat>> {
         let (dir, name) = split(rel);
-        match rustix::fs::statat(self.dir(dir)?, name, AtFlags::SYMLINK_NOFOLLOW) {
+        let dir_fd = match self.dir(dir) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            other => other?,
+        };
+        match rustix::fs::statat(dir_fd, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) => Ok(Some(st)),
             Err(rustix::io::Errno::NOENT) => Ok(None),
             Err(e) => Err(e.into()),
@@ -196,7 +200,11 @@ impl Tree {
     /// Removes the file (or link) `rel`; false when it was already gone.
     pub(super) fn unlink(&mut self, rel: &str) -> io::Result<bool> {
         let (dir, name) = split(rel);
-        match rustix::fs::unlinkat(self.dir(dir)?, name, AtFlags::empty()) {
+        let dir_fd = match self.dir(dir) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+            other => other?,
+        };
+        match rustix::fs::unlinkat(dir_fd, name, AtFlags::empty()) {
             Ok(()) => {
                 self.mark_changed(dir);
                 Ok(true)
@@ -232,7 +240,9 @@ impl Tree {
         let mut first = None;
         for d in dirs {
             let r = self.dir(&d).and_then(|fd| rustix::fs::fsync(fd).map_err(io::Error::from));
-            if let Err(e) = r {
+            // A folder removed since (an empty one a rollback made) has nothing to sync; its
+            // parent, where it was removed, is in the list too.
+            if let Err(e) = r.or_else(|e| if e.kind() == io::ErrorKind::NotFound { Ok(()) } else { Err(e) }) {
                 first.get_or_insert((d, e));
             }
         }
