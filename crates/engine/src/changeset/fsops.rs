@@ -31,6 +31,9 @@ pub(super) struct Tree {
     dirs: HashMap<String, OwnedFd>,
     /// Folders changed (an entry added, removed or renamed): synced by [`Tree::sync_changed`].
     changed: Vec<String>,
+    /// This tree made every change the apply made (not a recovery in a new process): a
+    /// folder it never opened holds nothing of the apply's.
+    knows_all: bool,
 }
 
 fn dir_flags() -> OFlags {
@@ -52,9 +55,34 @@ fn named(what: &str, e: impl Into<io::Error>) -> io::Error {
 }
 
 impl Tree {
+    /// The tree of an apply about to start.
     pub(super) fn open(root: &Path) -> io::Result<Self> {
         let root_fd = rustix::fs::open(root, dir_flags(), Mode::empty())?;
-        Ok(Self { root_path: root.to_path_buf(), root: root_fd, dirs: HashMap::new(), changed: Vec::new() })
+        Ok(Self {
+            root_path: root.to_path_buf(),
+            root: root_fd,
+            dirs: HashMap::new(),
+            changed: Vec::new(),
+            knows_all: true,
+        })
+    }
+
+    /// The tree of a recovery: the apply ran in another process.
+    pub(super) fn open_for_recovery(root: &Path) -> io::Result<Self> {
+        Ok(Self { knows_all: false, ..Self::open(root)? })
+    }
+
+    /// The handle of `rel` for looking up or removing something of the apply's: `None` when
+    /// there cannot be anything (the folder is missing, or this tree never opened it).
+    fn lookup_dir(&mut self, rel: &str) -> io::Result<Option<BorrowedFd<'_>>> {
+        if self.knows_all && !rel.is_empty() && !self.dirs.contains_key(rel) {
+            return Ok(None);
+        }
+        match self.dir(rel) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+            Ok(fd) => Ok(Some(fd)),
+        }
     }
 
     pub(super) fn root_path(&self) -> &Path {
@@ -113,10 +141,7 @@ impl Tree {
     /// What is at `rel` (not following a final symlink), or `None` when nothing is.
     pub(super) fn stat(&mut self, rel: &str) -> io::Result<Option<rustix::fs::Stat>> {
         let (dir, name) = split(rel);
-        let dir_fd = match self.dir(dir) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            other => other?,
-        };
+        let Some(dir_fd) = self.lookup_dir(dir)? else { return Ok(None) };
         match rustix::fs::statat(dir_fd, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) => Ok(Some(st)),
             Err(rustix::io::Errno::NOENT) => Ok(None),
@@ -200,10 +225,7 @@ impl Tree {
     /// Removes the file (or link) `rel`; false when it was already gone.
     pub(super) fn unlink(&mut self, rel: &str) -> io::Result<bool> {
         let (dir, name) = split(rel);
-        let dir_fd = match self.dir(dir) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
-            other => other?,
-        };
+        let Some(dir_fd) = self.lookup_dir(dir)? else { return Ok(false) };
         match rustix::fs::unlinkat(dir_fd, name, AtFlags::empty()) {
             Ok(()) => {
                 self.mark_changed(dir);

@@ -93,7 +93,7 @@ pub fn recover(ws: &Workspace) -> Option<Recovery> {
 
 /// [`recover`] for a caller that holds the workspace lock.
 pub(super) fn recover_locked(root: &Path) -> Option<Recovery> {
-    let mut tree = match Tree::open(root) {
+    let mut tree = match Tree::open_for_recovery(root) {
         Ok(t) => t,
         Err(_) => return None,
     };
