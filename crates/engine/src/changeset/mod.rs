@@ -2,23 +2,24 @@
 //!
 //! A tool that previews file changes records them here, each pinned to the content it read:
 //! an edit keeps the exact bytes the preview saw (`before`) and the bytes to write (`after`).
-//! [`ChangeSet::apply`] then:
+//! [`ChangeSet::apply`] then, holding the workspace lock ([`lock`]):
 //! 1. **verifies** every entry against the disk (hash of the current bytes == hash of
 //!    `before`; a create's target still missing; a rename's source still there with the same
-//!    type and content) and refuses with the list of changed files — nothing is written;
-//! 2. **stages** every new content as a temporary file beside its target (mode and owner of
-//!    the original kept) — a failure here removes the temporaries, nothing else changed;
-//! 3. **commits** by renames (the original kept as a hard-linked backup, renames done through
-//!    temporary names so swaps and cycles work), journalling each step — on any failure the
-//!    journal is undone in reverse, so every file is as it was;
-//! 4. **finalises** by removing the backups and syncing the directories.
+//!    type and content; every file writable by this user, its owner keepable, not
+//!    hard-linked) and refuses with the list — nothing is written;
+//! 2. writes the **intent record** ([`intent`]) and commits in recorded phases
+//!    ([`commit`]): staged temporaries, parked rename sources, then each file moved aside
+//!    (its backup hashed again: a racing save is caught and kept) and the new one moved in
+//!    without replacing anything that appeared;
+//! 3. on any failure, **rolls back** from the disk and the record ([`rollback`]); a process
+//!    killed midway is rolled back by the next open of the workspace ([`recovery`]).
 //!
-//! Paths are workspace-relative with `/`; every one is resolved through [`Workspace`].
-
+//! Paths are workspace-relative with `/`; every one is resolved through [`Workspace`], and
+//! every operation is made relative to folder handles opened without following symlinks
+//! ([`fsops`]).
 //!
-//! Files: [`plan`] (verification: every entry against the disk, before anything is
-//! written), [`commit`] (staging and the renames), [`rollback`] (the undo journal and the
-//! final clean-up), [`metadata`] (per-file summaries and totals).
+//! Files: [`plan`] (verification), [`intent`], [`commit`], [`rollback`], [`recovery`],
+//! [`lock`], [`fsops`], [`metadata`] (per-file summaries and totals).
 
 mod commit;
 mod fsops;
