@@ -165,3 +165,41 @@ fn the_same_apply_left_alone_writes_every_file() {
     assert!(now == after, "{}", diff(&after, &now));
     assert!(reopen(&root).is_null());
 }
+
+#[test]
+fn a_recovery_killed_midway_is_finished_by_the_next_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let plan = big(&root, 99);
+    let before = snapshot(&root);
+    let plan_dir = tempfile::tempdir().unwrap();
+    let plan_file = plan_dir.path().join("plan.json");
+    std::fs::write(&plan_file, serde_json::to_string(&plan).unwrap()).unwrap();
+    let mut child = start_paused(&root, &plan_file, "commit:150");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The first recovery is itself killed halfway through its rollback.
+    let mut recovering = Command::new(PROBE)
+        .arg("open")
+        .arg(&root)
+        .env("RDESK_TEST_PAUSE_AT", "rollback:100")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(recovering.stderr.take().unwrap());
+    let mut line = String::new();
+    while line.trim() != "RDESK_PAUSED rollback:100" {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "the recovery ended before pausing");
+    }
+    recovering.kill().unwrap();
+    recovering.wait().unwrap();
+    assert_ne!(snapshot(&root), before, "the rollback was cut short");
+    let recovery = reopen(&root);
+    assert_eq!(recovery["outcome"], "rolled_back", "{recovery}");
+    assert_eq!(recovery["problems"], serde_json::json!([]), "{recovery}");
+    let now = snapshot(&root);
+    assert!(now == before, "every file as before: {}", diff(&before, &now));
+}

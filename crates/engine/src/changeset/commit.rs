@@ -91,12 +91,12 @@ fn ops(plan: &Plan) -> Vec<Op> {
 }
 
 #[cfg(feature = "fault-injection")]
-fn point(tree: &Tree, phase: &'static str, index: usize) -> io::Result<()> {
+pub(super) fn point(tree: &Tree, phase: &'static str, index: usize) -> io::Result<()> {
     crate::fault::at(crate::fault::Point { root: tree.root_path(), phase, index })
 }
 
 #[cfg(not(feature = "fault-injection"))]
-fn point(_tree: &Tree, _phase: &'static str, _index: usize) -> io::Result<()> {
+pub(super) fn point(_tree: &Tree, _phase: &'static str, _index: usize) -> io::Result<()> {
     Ok(())
 }
 

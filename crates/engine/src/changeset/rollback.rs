@@ -26,7 +26,9 @@ pub(super) fn roll_back(tree: &mut Tree, intent: &Intent, phase: Phase) -> Vec<S
 
     // The commit phase, newest first (it may have started once everything was parked).
     if phase >= Phase::Parked {
-        for op in intent.ops.iter().rev() {
+        for (i, op) in intent.ops.iter().rev().enumerate() {
+            // A test may stop here too: a rollback cut short is finished by the next one.
+            let _ = super::commit::point(tree, "rollback", i);
             match op {
                 Op::Edit { path, tmp, backup, after, .. } => {
                     if !exists(tree, backup) {
