@@ -54,17 +54,17 @@ impl Lcg {
     pub fn new(seed: u64) -> Self {
         Self(seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407))
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn draw(&mut self) -> u64 {
         self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         self.0 >> 33
     }
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.draw() % n as u64) as usize
     }
 }
 
 fn text(rng: &mut Lcg, tag: &str, lines: usize) -> String {
-    (0..lines).map(|i| format!("{tag} line {i} {}\n", rng.next())).collect()
+    (0..lines).map(|i| format!("{tag} line {i} {}\n", rng.draw())).collect()
 }
 
 /// Writes the files of a large change set into `root` and returns the plan (JSON for

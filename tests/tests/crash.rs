@@ -38,7 +38,8 @@ const KILL_POINTS: &[&str] = &[
 const RUNS: u64 = 2;
 
 /// Starts the probe applying `plan_file` to `root`, paused at `point`; returns once it is
-/// paused there (its stderr said so).
+/// paused there (its stderr said so). The caller kills and reaps it.
+#[allow(clippy::zombie_processes)] // returned to the caller, which waits for it
 fn start_paused(root: &Path, plan_file: &Path, point: &str) -> Child {
     let mut child = Command::new(PROBE)
         .arg("apply")
@@ -58,6 +59,7 @@ fn start_paused(root: &Path, plan_file: &Path, point: &str) -> Child {
         if n == 0 {
             let mut out = String::new();
             child.stdout.take().expect("stdout").read_to_string(&mut out).expect("stdout");
+            let _ = child.wait();
             panic!("the probe ended before reaching {point}: stdout {out:?}, stderr {seen:?}");
         }
         if line.trim() == format!("RDESK_PAUSED {point}") {

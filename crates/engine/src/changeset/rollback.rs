@@ -104,8 +104,7 @@ pub(super) fn roll_back(tree: &mut Tree, intent: &Intent, phase: Phase) -> Vec<S
 pub(super) fn clean_up(tree: &mut Tree, intent: &Intent, hook: &dyn Fn(&Tree, usize) -> io::Result<()>) -> Vec<String> {
     let mut warnings = Vec::new();
     let root = tree.root_path().to_path_buf();
-    let mut i = 0;
-    for op in &intent.ops {
+    for (i, op) in intent.ops.iter().enumerate() {
         let leftover = match op {
             Op::Edit { backup, .. } | Op::Delete { backup, .. } => backup,
             Op::Create { tmp, .. } => tmp,
@@ -114,7 +113,6 @@ pub(super) fn clean_up(tree: &mut Tree, intent: &Intent, hook: &dyn Fn(&Tree, us
         if let Err(e) = hook(tree, i).and_then(|()| tree.unlink(leftover).map(|_| ())) {
             warnings.push(format!("could not remove {}: {e}", root.join(leftover).display()));
         }
-        i += 1;
     }
     if let Err((dir, e)) = tree.sync_changed() {
         warnings.push(format!("could not sync {}: {e}", root.join(dir).display()));
