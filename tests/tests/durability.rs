@@ -328,3 +328,27 @@ fn two_processes_never_interleave_their_commits() {
     assert_eq!(read(&root, "other.txt"), "OTHER\n");
     assert!(leftovers(&snapshot(&root)).is_empty());
 }
+
+#[test]
+fn a_failed_sync_is_a_failed_apply_with_every_file_as_it_was() {
+    for index in 0..3 {
+        let (_d, root) = workspace(&[("a.txt", "A\n"), ("gone.txt", "G\n"), ("from.txt", "F\n")]);
+        let before = snapshot(&root);
+        let ws = Workspace::open(&root).unwrap();
+        let mut cs = ChangeSet::new();
+        cs.edit("a.txt", b"A\n".to_vec(), b"A2\n".to_vec())
+            .delete("gone.txt", b"G\n".to_vec())
+            .create("new/dir/n.txt", b"N\n".to_vec())
+            .rename("from.txt", "to.txt", resolve_engine::EntryKind::File, resolve_engine::ContentHash::of(b"F\n"));
+        // The folder sync that ends staging (0), parking (1) or the commit (2) fails.
+        fault::set_hook(
+            &root,
+            move |p| if p.phase == "sync" && p.index == index { Hook::Fail } else { Hook::Continue },
+        );
+        let err = cs.apply(&ws).unwrap_err();
+        fault::clear_hook(&root);
+        assert!(err.to_string().starts_with("Could not sync the workspace: injected fault"), "{index}: {err}");
+        assert!(err.to_string().contains("Every file was restored"), "{index}: {err}");
+        assert_eq!(snapshot(&root), before, "sync {index}: every file as it was");
+    }
+}

@@ -165,7 +165,9 @@ fn report(plan: &Plan) -> ApplyReport {
     report
 }
 
-fn sync(tree: &mut Tree) -> Result<(), Stop> {
+/// Syncs the folders changed in the phase that ends (`index`: 0 staging, 1 parking, 2 commit).
+fn sync(tree: &mut Tree, index: usize) -> Result<(), Stop> {
+    point(tree, "sync", index).map_err(|error| Stop::Io { path: "the workspace".into(), op: "sync", error })?;
     tree.sync_changed().map_err(|(dir, error)| Stop::Io {
         path: if dir.is_empty() { "the workspace root".into() } else { dir },
         op: "sync the folder",
@@ -192,7 +194,7 @@ fn forward(tree: &mut Tree, plan: &Plan, intent: &Intent, record: &mut Record, p
         n += 1;
         stage(tree, tmp, contents, meta).map_err(io_stop(path, "stage new contents for"))?;
     }
-    sync(tree)?;
+    sync(tree, 0)?;
     record.mark(Phase::Staged).map_err(io_stop(intent::RECORD_NAME, "write the apply record"))?;
     *phase = Phase::Staged;
 
@@ -204,7 +206,7 @@ fn forward(tree: &mut Tree, plan: &Plan, intent: &Intent, record: &mut Record, p
         tree.rename_noreplace(from, parked).map_err(|e| moved_or(e, from, "rename"))?;
         check_held(tree, parked, *kind, before, from)?;
     }
-    sync(tree)?;
+    sync(tree, 1)?;
     record.mark(Phase::Parked).map_err(io_stop(intent::RECORD_NAME, "write the apply record"))?;
     *phase = Phase::Parked;
 
@@ -236,7 +238,7 @@ fn forward(tree: &mut Tree, plan: &Plan, intent: &Intent, record: &mut Record, p
             }
         }
     }
-    sync(tree)?;
+    sync(tree, 2)?;
     record.mark(Phase::Committed).map_err(io_stop(intent::RECORD_NAME, "write the apply record"))?;
     *phase = Phase::Committed;
     Ok(())
