@@ -8,6 +8,7 @@
 
 use std::io::BufRead;
 
+use resolve_engine::params::{did_you_mean, quote, shown};
 use resolve_engine::{Actor, Session};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -58,28 +59,52 @@ pub struct StepReport {
     pub pending: Vec<PendingSummary>,
 }
 
-/// Parses line `line_no` (1-based); `Ok(None)` for blank and comment lines.
+/// The keys a script line takes.
+const LINE_KEYS: [&str; 2] = ["tool", "params"];
+
+/// Parses line `line_no` (1-based); `Ok(None)` for blank and comment lines. Every error names
+/// the line, and the offending key or value (the line itself when it is not JSON). Strings
+/// inside the line (a resolve's reason) are kept byte for byte.
 pub fn parse_line(line_no: usize, text: &str) -> Result<Option<ScriptLine>, ScriptError> {
     let trimmed = text.trim();
     if trimmed.is_empty() || trimmed.starts_with('#') {
         return Ok(None);
     }
     let malformed = |message: String| ScriptError::Malformed { line: line_no, message };
-    let value: Value = serde_json::from_str(trimmed).map_err(|e| malformed(format!("not valid JSON: {e}")))?;
-    if !value.is_object() {
+    let value: Value = serde_json::from_str(trimmed)
+        .map_err(|e| malformed(format!("not valid JSON: {e}; the line reads `{}`", shown(trimmed))))?;
+    let Value::Object(mut obj) = value else {
         return Err(malformed(format!(
-            "expected an object like {{\"tool\": \"resolve\", \"params\": {{...}}}}, got {}",
-            kind_of(&value)
+            "expected an object like {{\"tool\": \"resolve\", \"params\": {{...}}}}, got {}: {}",
+            kind_of(&value),
+            quote(&value)
+        )));
+    };
+    let unknown: Vec<&str> = obj.keys().map(String::as_str).filter(|k| !LINE_KEYS.contains(k)).collect();
+    if !unknown.is_empty() {
+        let names = unknown.iter().map(|k| format!("`{}`", shown(k))).collect::<Vec<_>>().join(", ");
+        let hint = match unknown.as_slice() {
+            [one] => did_you_mean(one, &LINE_KEYS).map(|k| format!(" Did you mean `{k}`?")).unwrap_or_default(),
+            _ => String::new(),
+        };
+        return Err(malformed(format!(
+            "unknown key{} {names}: a line has only `tool` and `params`.{hint}",
+            if unknown.len() == 1 { "" } else { "s" }
         )));
     }
-    let line: ScriptLine = serde_json::from_value(value).map_err(|e| malformed(format!("{e}")))?;
-    if line.tool.trim().is_empty() {
-        return Err(malformed("`tool` must be a non-empty tool name".into()));
-    }
-    if !line.params.is_object() {
-        return Err(malformed(format!("`params` must be an object, got {}", kind_of(&line.params))));
-    }
-    Ok(Some(line))
+    let tool = match obj.remove("tool") {
+        Some(Value::String(tool)) if !tool.trim().is_empty() => tool,
+        None => return Err(malformed("`tool` is missing: name the tool to call, e.g. \"tool\": \"resolve\"".into())),
+        Some(other) => return Err(malformed(format!("`tool` must be a non-empty tool name, got {}", quote(&other)))),
+    };
+    let params = match obj.remove("params") {
+        None => empty_object(),
+        Some(params @ Value::Object(_)) => params,
+        Some(other) => {
+            return Err(malformed(format!("`params` must be an object, got {}: {}", kind_of(&other), quote(&other))))
+        }
+    };
+    Ok(Some(ScriptLine { tool, params }))
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -162,11 +187,41 @@ mod tests {
         let err = parse_line(3, "[1]").unwrap_err();
         assert!(err.to_string().contains("expected an object"), "{err}");
         let err = parse_line(2, r#"{"tool": "x", "params": 3}"#).unwrap_err();
-        assert_eq!(err.to_string(), "line 2: `params` must be an object, got a number");
+        assert_eq!(err.to_string(), "line 2: `params` must be an object, got a number: 3");
         let err = parse_line(2, r#"{"tool": "x", "parms": {}}"#).unwrap_err();
         assert!(err.to_string().contains("parms"), "{err}");
         let err = parse_line(4, r#"{"params": {}}"#).unwrap_err();
         assert!(err.to_string().contains("tool"), "{err}");
+    }
+
+    #[test]
+    fn script_errors_name_the_key_and_the_value() {
+        let err = |line: &str| parse_line(5, line).unwrap_err().to_string();
+        assert_eq!(err(r#"{"tool": 3}"#), "line 5: `tool` must be a non-empty tool name, got 3");
+        assert_eq!(err(r#"{"tool": "  "}"#), "line 5: `tool` must be a non-empty tool name, got \"  \"");
+        assert_eq!(
+            err(r#"{"tool": "resolve", "parms": {}}"#),
+            "line 5: unknown key `parms`: a line has only `tool` and `params`. Did you mean `params`?"
+        );
+        assert_eq!(
+            err("[1, 2]"),
+            "line 5: expected an object like {\"tool\": \"resolve\", \"params\": {...}}, got an array: [1,2]"
+        );
+        assert_eq!(
+            err(r#"{"tool": "ast_edit", params}"#),
+            "line 5: not valid JSON: key must be a string at line 1 column 22; the line reads `{\"tool\": \"ast_edit\", params}`"
+        );
+        assert_eq!(
+            err(r#"{"params": {}}"#),
+            "line 5: `tool` is missing: name the tool to call, e.g. \"tool\": \"resolve\""
+        );
+    }
+
+    #[test]
+    fn script_lines_keep_the_reason_byte_for_byte() {
+        let line = r#"  {"tool": "resolve", "params": {"action": "discard", "reason": "  not now \n\tlater\n"}}  "#;
+        let parsed = parse_line(1, line).unwrap().unwrap();
+        assert_eq!(parsed.params["reason"], "  not now \n\tlater\n");
     }
 
     #[tokio::test]
