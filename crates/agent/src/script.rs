@@ -253,4 +253,164 @@ mod tests {
             "{line}"
         );
     }
+
+    /// Property tests of the script reader (proptest): arbitrary text and JSON lines never
+    /// panic, and every error names the line and the offending key or value. Each property
+    /// runs `CASES` cases from a fixed seed.
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
+
+        const CASES: u32 = 2000;
+
+        fn check<S: Strategy>(strategy: S, test: impl Fn(S::Value) -> Result<(), TestCaseError>)
+        where
+            S::Value: std::fmt::Debug,
+        {
+            let config = Config { cases: CASES, failure_persistence: None, ..Config::default() };
+            let mut runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+            if let Err(e) = runner.run(&strategy, test) {
+                panic!("{e}");
+            }
+        }
+
+        fn any_string() -> impl Strategy<Value = String> {
+            prop_oneof![
+                3 => prop::collection::vec(any::<char>(), 0..16).prop_map(|c| c.into_iter().collect::<String>()),
+                2 => "[ -~]{0,24}",
+                1 => prop::sample::select(vec!["", " ", "#", "\0", "{", "}", "\"", "\u{feff}{}", "\u{202e}"]).prop_map(String::from),
+                1 => (1usize..2000).prop_map(|n| "y".repeat(n)),
+            ]
+        }
+
+        fn any_json() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                any::<i64>().prop_map(Value::from),
+                any::<f64>().prop_filter_map("finite", |f| serde_json::Number::from_f64(f).map(Value::Number)),
+                Just(serde_json::json!(u64::MAX)),
+                any_string().prop_map(Value::String),
+            ];
+            let key = prop_oneof![prop::sample::select(vec!["tool", "params"]).prop_map(String::from), any_string()];
+            leaf.prop_recursive(3, 32, 5, move |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                    prop::collection::vec((key.clone(), inner), 0..5)
+                        .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+                ]
+            })
+        }
+
+        /// Lines: free text, JSON values, and valid lines cut short or with a byte changed.
+        fn any_line() -> impl Strategy<Value = String> {
+            let valid = (any_string(), any_json())
+                .prop_map(|(tool, params)| serde_json::json!({"tool": tool, "params": params}).to_string())
+                .boxed();
+            prop_oneof![
+                any_string(),
+                any_json().prop_map(|v| v.to_string()),
+                valid.clone(),
+                (valid, any::<prop::sample::Index>(), any::<char>()).prop_map(|(line, at, c)| {
+                    let mut chars: Vec<char> = line.chars().collect();
+                    let i = at.index(chars.len().max(1));
+                    if i < chars.len() {
+                        chars[i] = c;
+                    }
+                    chars.into_iter().collect()
+                }),
+            ]
+        }
+
+        fn head(s: &str) -> String {
+            s.chars().take(40).collect()
+        }
+
+        /// The message quotes the line, or a key or a value of it.
+        fn names_something(message: &str, line: &str) -> bool {
+            let trimmed = line.trim();
+            if message.contains(&head(trimmed)) {
+                return true;
+            }
+            let Ok(value) = serde_json::from_str::<Value>(trimmed) else { return false };
+            let mut stack = vec![&value];
+            while let Some(v) = stack.pop() {
+                if message.contains(&head(&quote(v))) {
+                    return true;
+                }
+                if let Value::Object(m) = v {
+                    if m.keys().any(|k| message.contains(&format!("`{}`", shown(k)))) {
+                        return true;
+                    }
+                    stack.extend(m.values());
+                }
+            }
+            ["`tool`", "`params`"].iter().any(|k| message.contains(k))
+        }
+
+        #[test]
+        fn any_line_never_panics_and_every_error_names_the_line_and_what_is_wrong() {
+            check((1usize..100_000, any_line()), |(n, line)| {
+                match parse_line(n, &line) {
+                    Ok(Some(parsed)) => {
+                        prop_assert!(!parsed.tool.trim().is_empty());
+                        prop_assert!(parsed.params.is_object());
+                    }
+                    Ok(None) => {
+                        let t = line.trim();
+                        prop_assert!(t.is_empty() || t.starts_with('#'), "skipped a line with content: {:?}", line);
+                    }
+                    Err(e) => {
+                        let text = e.to_string();
+                        let prefix = format!("line {n}: ");
+                        prop_assert!(text.starts_with(&prefix), "{}", text);
+                        prop_assert!(names_something(&text, &line), "{:?} → {}", line, text);
+                    }
+                }
+                Ok(())
+            });
+        }
+
+        #[test]
+        fn a_bad_tool_or_params_is_named_with_its_value() {
+            let bad_tool =
+                any_json().prop_filter("not a usable name", |v| !matches!(v, Value::String(s) if !s.trim().is_empty()));
+            let bad_params = any_json().prop_filter("not an object", |v| !v.is_object());
+            check((bad_tool, bad_params, any::<bool>()), |(tool, params, break_tool)| {
+                let line = if break_tool {
+                    serde_json::json!({"tool": tool, "params": {}})
+                } else {
+                    serde_json::json!({"tool": "resolve", "params": params})
+                };
+                let text = parse_line(3, &line.to_string()).unwrap_err().to_string();
+                let (key, value) = if break_tool { ("`tool`", &tool) } else { ("`params`", &params) };
+                prop_assert!(text.contains(key), "{}", text);
+                prop_assert!(text.contains(&quote(value)), "{} is quoted: {}", quote(value), text);
+                Ok(())
+            });
+        }
+
+        #[test]
+        fn an_unknown_key_is_named() {
+            let key = any_string().prop_filter("unknown", |k| k != "tool" && k != "params");
+            check((key, any_json()), |(key, value)| {
+                let mut line = serde_json::json!({"tool": "resolve", "params": {}});
+                line[key.as_str()] = value;
+                let text = parse_line(1, &line.to_string()).unwrap_err().to_string();
+                prop_assert!(text.contains(&format!("`{}`", shown(&key))), "{}", text);
+                Ok(())
+            });
+        }
+
+        #[test]
+        fn any_reason_is_read_byte_for_byte() {
+            check(any_string(), |reason| {
+                let line = serde_json::json!({"tool": "resolve", "params": {"action": "apply", "reason": reason}});
+                let parsed = parse_line(1, &format!("  {line}\t")).unwrap().unwrap();
+                prop_assert_eq!(parsed.params["reason"].as_str(), Some(reason.as_str()));
+                Ok(())
+            });
+        }
+    }
 }
