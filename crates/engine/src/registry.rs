@@ -192,6 +192,21 @@ mod tests {
     }
 
     #[test]
+    fn the_schema_backstop_names_the_field_and_cuts_long_values() {
+        let mut reg = ToolRegistry::new();
+        reg.register(Arc::new(Echo("echo"))).unwrap();
+        let long = "x".repeat(5000);
+        let err = reg.validate("echo", &json!({"ops": long})).unwrap_err().to_string();
+        assert!(err.starts_with("Invalid parameters for `echo`: `ops`: \"xxx"), "{err}");
+        assert!(err.contains("…") && err.len() < 400, "a 5000-byte value is not repeated whole: {err}");
+        let err = reg.validate("echo", &json!({})).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "Invalid parameters for `echo`: \"ops\" is a required property. Fix the parameters and call again."
+        );
+    }
+
+    #[test]
     fn unknown_tool_lists_known_ones() {
         let mut reg = ToolRegistry::new();
         reg.register(Arc::new(Echo("echo"))).unwrap();

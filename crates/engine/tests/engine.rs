@@ -875,6 +875,12 @@ async fn a_custom_tool_with_a_closed_schema_refuses_unknown_keys_naming_them() {
     );
     assert_eq!(r.error_code.as_deref(), Some("invalid_params"));
     assert_eq!(s.store().len(), 0, "nothing ran");
+    // The built-in `set_policy` gets the same check from its schema.
+    let r = s.call(Actor::Person, "set_policy", json!({"policy": "human", "polcy": "agent"})).await;
+    assert_eq!(
+        r.text_content(),
+        "Unknown parameter `polcy` for `set_policy`: known parameters are `policy`. Did you mean `policy`?"
+    );
 }
 
 /// A tool whose own check gives its exact message; the schema would say something else.
