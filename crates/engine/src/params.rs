@@ -28,6 +28,9 @@ pub fn quote(value: &Value) -> String {
     shown(&value.to_string())
 }
 
+/// How many unknown keys a message names; more are counted.
+const MAX_NAMED: usize = 10;
+
 fn invalid(message: String) -> ToolError {
     ToolError::InvalidParams(message)
 }
@@ -62,9 +65,16 @@ pub fn unknown_keys_error(tool: &str, at: &str, unknown: &[&str], known: &[&str]
     let what = if unknown.len() == 1 { one } else { many };
     let known_text =
         if known.is_empty() { format!("it takes no {many}") } else { format!("known {many} are {}", list(known)) };
-    let mut message = format!("Unknown {what} {} {place}: {known_text}.", list(unknown));
+    // A flood of keys (a wrong object passed whole) is named by its first few.
+    let named = if unknown.len() > MAX_NAMED {
+        format!("{} and {} more", list(&unknown[..MAX_NAMED]), unknown.len() - MAX_NAMED)
+    } else {
+        list(unknown)
+    };
+    let mut message = format!("Unknown {what} {named} {place}: {known_text}.");
     let hints: Vec<String> = unknown
         .iter()
+        .take(MAX_NAMED)
         .filter_map(|u| {
             did_you_mean(u, known).map(|k| {
                 if unknown.len() == 1 {
@@ -184,6 +194,15 @@ mod tests {
             err.to_string(),
             "Unknown keys `x`, `y` in `ops[2]` of `t`: known keys are `pat`, `out`. Remove them and call again."
         );
+    }
+
+    #[test]
+    fn a_flood_of_unknown_keys_is_named_by_the_first_ten() {
+        let obj: Map<String, Value> = (0..25).map(|i| (format!("k{i:02}"), json!(i))).collect();
+        let err = check_known_keys("t", "", &obj, &["a"]).unwrap_err().to_string();
+        assert!(err.starts_with("Unknown parameters `k00`, `k01`, `k02`"), "{err}");
+        assert!(err.contains("`k09` and 15 more for `t`: known parameters are `a`."), "{err}");
+        assert!(!err.contains("k10"), "{err}");
     }
 
     #[test]
