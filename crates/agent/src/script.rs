@@ -8,6 +8,7 @@
 
 use std::io::BufRead;
 
+use resolve_engine::params::{did_you_mean, quote, shown};
 use resolve_engine::{Actor, Session};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -58,28 +59,52 @@ pub struct StepReport {
     pub pending: Vec<PendingSummary>,
 }
 
-/// Parses line `line_no` (1-based); `Ok(None)` for blank and comment lines.
+/// The keys a script line takes.
+const LINE_KEYS: [&str; 2] = ["tool", "params"];
+
+/// Parses line `line_no` (1-based); `Ok(None)` for blank and comment lines. Every error names
+/// the line, and the offending key or value (the line itself when it is not JSON). Strings
+/// inside the line (a resolve's reason) are kept byte for byte.
 pub fn parse_line(line_no: usize, text: &str) -> Result<Option<ScriptLine>, ScriptError> {
     let trimmed = text.trim();
     if trimmed.is_empty() || trimmed.starts_with('#') {
         return Ok(None);
     }
     let malformed = |message: String| ScriptError::Malformed { line: line_no, message };
-    let value: Value = serde_json::from_str(trimmed).map_err(|e| malformed(format!("not valid JSON: {e}")))?;
-    if !value.is_object() {
+    let value: Value = serde_json::from_str(trimmed)
+        .map_err(|e| malformed(format!("not valid JSON: {e}; the line reads `{}`", shown(trimmed))))?;
+    let Value::Object(mut obj) = value else {
         return Err(malformed(format!(
-            "expected an object like {{\"tool\": \"resolve\", \"params\": {{...}}}}, got {}",
-            kind_of(&value)
+            "expected an object like {{\"tool\": \"resolve\", \"params\": {{...}}}}, got {}: {}",
+            kind_of(&value),
+            quote(&value)
+        )));
+    };
+    let unknown: Vec<&str> = obj.keys().map(String::as_str).filter(|k| !LINE_KEYS.contains(k)).collect();
+    if !unknown.is_empty() {
+        let names = unknown.iter().map(|k| format!("`{}`", shown(k))).collect::<Vec<_>>().join(", ");
+        let hint = match unknown.as_slice() {
+            [one] => did_you_mean(one, &LINE_KEYS).map(|k| format!(" Did you mean `{k}`?")).unwrap_or_default(),
+            _ => String::new(),
+        };
+        return Err(malformed(format!(
+            "unknown key{} {names}: a line has only `tool` and `params`.{hint}",
+            if unknown.len() == 1 { "" } else { "s" }
         )));
     }
-    let line: ScriptLine = serde_json::from_value(value).map_err(|e| malformed(format!("{e}")))?;
-    if line.tool.trim().is_empty() {
-        return Err(malformed("`tool` must be a non-empty tool name".into()));
-    }
-    if !line.params.is_object() {
-        return Err(malformed(format!("`params` must be an object, got {}", kind_of(&line.params))));
-    }
-    Ok(Some(line))
+    let tool = match obj.remove("tool") {
+        Some(Value::String(tool)) if !tool.trim().is_empty() => tool,
+        None => return Err(malformed("`tool` is missing: name the tool to call, e.g. \"tool\": \"resolve\"".into())),
+        Some(other) => return Err(malformed(format!("`tool` must be a non-empty tool name, got {}", quote(&other)))),
+    };
+    let params = match obj.remove("params") {
+        None => empty_object(),
+        Some(params @ Value::Object(_)) => params,
+        Some(other) => {
+            return Err(malformed(format!("`params` must be an object, got {}: {}", kind_of(&other), quote(&other))))
+        }
+    };
+    Ok(Some(ScriptLine { tool, params }))
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -162,11 +187,41 @@ mod tests {
         let err = parse_line(3, "[1]").unwrap_err();
         assert!(err.to_string().contains("expected an object"), "{err}");
         let err = parse_line(2, r#"{"tool": "x", "params": 3}"#).unwrap_err();
-        assert_eq!(err.to_string(), "line 2: `params` must be an object, got a number");
+        assert_eq!(err.to_string(), "line 2: `params` must be an object, got a number: 3");
         let err = parse_line(2, r#"{"tool": "x", "parms": {}}"#).unwrap_err();
         assert!(err.to_string().contains("parms"), "{err}");
         let err = parse_line(4, r#"{"params": {}}"#).unwrap_err();
         assert!(err.to_string().contains("tool"), "{err}");
+    }
+
+    #[test]
+    fn script_errors_name_the_key_and_the_value() {
+        let err = |line: &str| parse_line(5, line).unwrap_err().to_string();
+        assert_eq!(err(r#"{"tool": 3}"#), "line 5: `tool` must be a non-empty tool name, got 3");
+        assert_eq!(err(r#"{"tool": "  "}"#), "line 5: `tool` must be a non-empty tool name, got \"  \"");
+        assert_eq!(
+            err(r#"{"tool": "resolve", "parms": {}}"#),
+            "line 5: unknown key `parms`: a line has only `tool` and `params`. Did you mean `params`?"
+        );
+        assert_eq!(
+            err("[1, 2]"),
+            "line 5: expected an object like {\"tool\": \"resolve\", \"params\": {...}}, got an array: [1,2]"
+        );
+        assert_eq!(
+            err(r#"{"tool": "ast_edit", params}"#),
+            "line 5: not valid JSON: key must be a string at line 1 column 22; the line reads `{\"tool\": \"ast_edit\", params}`"
+        );
+        assert_eq!(
+            err(r#"{"params": {}}"#),
+            "line 5: `tool` is missing: name the tool to call, e.g. \"tool\": \"resolve\""
+        );
+    }
+
+    #[test]
+    fn script_lines_keep_the_reason_byte_for_byte() {
+        let line = r#"  {"tool": "resolve", "params": {"action": "discard", "reason": "  not now \n\tlater\n"}}  "#;
+        let parsed = parse_line(1, line).unwrap().unwrap();
+        assert_eq!(parsed.params["reason"], "  not now \n\tlater\n");
     }
 
     #[tokio::test]
@@ -197,5 +252,165 @@ mod tests {
             line.starts_with(r#"{"step":1,"tool":"resolve","is_error":false,"text":"Applied: two.","details":{"#),
             "{line}"
         );
+    }
+
+    /// Property tests of the script reader (proptest): arbitrary text and JSON lines never
+    /// panic, and every error names the line and the offending key or value. Each property
+    /// runs `CASES` cases from a fixed seed.
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
+
+        const CASES: u32 = 2000;
+
+        fn check<S: Strategy>(strategy: S, test: impl Fn(S::Value) -> Result<(), TestCaseError>)
+        where
+            S::Value: std::fmt::Debug,
+        {
+            let config = Config { cases: CASES, failure_persistence: None, ..Config::default() };
+            let mut runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+            if let Err(e) = runner.run(&strategy, test) {
+                panic!("{e}");
+            }
+        }
+
+        fn any_string() -> impl Strategy<Value = String> {
+            prop_oneof![
+                3 => prop::collection::vec(any::<char>(), 0..16).prop_map(|c| c.into_iter().collect::<String>()),
+                2 => "[ -~]{0,24}",
+                1 => prop::sample::select(vec!["", " ", "#", "\0", "{", "}", "\"", "\u{feff}{}", "\u{202e}"]).prop_map(String::from),
+                1 => (1usize..2000).prop_map(|n| "y".repeat(n)),
+            ]
+        }
+
+        fn any_json() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                any::<i64>().prop_map(Value::from),
+                any::<f64>().prop_filter_map("finite", |f| serde_json::Number::from_f64(f).map(Value::Number)),
+                Just(serde_json::json!(u64::MAX)),
+                any_string().prop_map(Value::String),
+            ];
+            let key = prop_oneof![prop::sample::select(vec!["tool", "params"]).prop_map(String::from), any_string()];
+            leaf.prop_recursive(3, 32, 5, move |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                    prop::collection::vec((key.clone(), inner), 0..5)
+                        .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+                ]
+            })
+        }
+
+        /// Lines: free text, JSON values, and valid lines cut short or with a byte changed.
+        fn any_line() -> impl Strategy<Value = String> {
+            let valid = (any_string(), any_json())
+                .prop_map(|(tool, params)| serde_json::json!({"tool": tool, "params": params}).to_string())
+                .boxed();
+            prop_oneof![
+                any_string(),
+                any_json().prop_map(|v| v.to_string()),
+                valid.clone(),
+                (valid, any::<prop::sample::Index>(), any::<char>()).prop_map(|(line, at, c)| {
+                    let mut chars: Vec<char> = line.chars().collect();
+                    let i = at.index(chars.len().max(1));
+                    if i < chars.len() {
+                        chars[i] = c;
+                    }
+                    chars.into_iter().collect()
+                }),
+            ]
+        }
+
+        fn head(s: &str) -> String {
+            s.chars().take(40).collect()
+        }
+
+        /// The message quotes the line, or a key or a value of it.
+        fn names_something(message: &str, line: &str) -> bool {
+            let trimmed = line.trim();
+            if message.contains(&head(trimmed)) {
+                return true;
+            }
+            let Ok(value) = serde_json::from_str::<Value>(trimmed) else { return false };
+            let mut stack = vec![&value];
+            while let Some(v) = stack.pop() {
+                if message.contains(&head(&quote(v))) {
+                    return true;
+                }
+                if let Value::Object(m) = v {
+                    if m.keys().any(|k| message.contains(&format!("`{}`", shown(k)))) {
+                        return true;
+                    }
+                    stack.extend(m.values());
+                }
+            }
+            ["`tool`", "`params`"].iter().any(|k| message.contains(k))
+        }
+
+        #[test]
+        fn any_line_never_panics_and_every_error_names_the_line_and_what_is_wrong() {
+            check((1usize..100_000, any_line()), |(n, line)| {
+                match parse_line(n, &line) {
+                    Ok(Some(parsed)) => {
+                        prop_assert!(!parsed.tool.trim().is_empty());
+                        prop_assert!(parsed.params.is_object());
+                    }
+                    Ok(None) => {
+                        let t = line.trim();
+                        prop_assert!(t.is_empty() || t.starts_with('#'), "skipped a line with content: {:?}", line);
+                    }
+                    Err(e) => {
+                        let text = e.to_string();
+                        let prefix = format!("line {n}: ");
+                        prop_assert!(text.starts_with(&prefix), "{}", text);
+                        prop_assert!(names_something(&text, &line), "{:?} → {}", line, text);
+                    }
+                }
+                Ok(())
+            });
+        }
+
+        #[test]
+        fn a_bad_tool_or_params_is_named_with_its_value() {
+            let bad_tool =
+                any_json().prop_filter("not a usable name", |v| !matches!(v, Value::String(s) if !s.trim().is_empty()));
+            let bad_params = any_json().prop_filter("not an object", |v| !v.is_object());
+            check((bad_tool, bad_params, any::<bool>()), |(tool, params, break_tool)| {
+                let line = if break_tool {
+                    serde_json::json!({"tool": tool, "params": {}})
+                } else {
+                    serde_json::json!({"tool": "resolve", "params": params})
+                };
+                let text = parse_line(3, &line.to_string()).unwrap_err().to_string();
+                let (key, value) = if break_tool { ("`tool`", &tool) } else { ("`params`", &params) };
+                prop_assert!(text.contains(key), "{}", text);
+                prop_assert!(text.contains(&quote(value)), "{} is quoted: {}", quote(value), text);
+                Ok(())
+            });
+        }
+
+        #[test]
+        fn an_unknown_key_is_named() {
+            let key = any_string().prop_filter("unknown", |k| k != "tool" && k != "params");
+            check((key, any_json()), |(key, value)| {
+                let mut line = serde_json::json!({"tool": "resolve", "params": {}});
+                line[key.as_str()] = value;
+                let text = parse_line(1, &line.to_string()).unwrap_err().to_string();
+                prop_assert!(text.contains(&format!("`{}`", shown(&key))), "{}", text);
+                Ok(())
+            });
+        }
+
+        #[test]
+        fn any_reason_is_read_byte_for_byte() {
+            check(any_string(), |reason| {
+                let line = serde_json::json!({"tool": "resolve", "params": {"action": "apply", "reason": reason}});
+                let parsed = parse_line(1, &format!("  {line}\t")).unwrap().unwrap();
+                prop_assert_eq!(parsed.params["reason"].as_str(), Some(reason.as_str()));
+                Ok(())
+            });
+        }
     }
 }

@@ -147,3 +147,30 @@ fn ast_edit_bad_input_is_exit_2_with_the_spec_message() {
 
 #[path = "cli/agent.rs"]
 mod agent;
+
+#[test]
+fn run_passes_the_reason_byte_for_byte_and_refuses_unknown_keys_by_name() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.ts"), "foo(1);\n").unwrap();
+    let reason = "  not this one \n\tsee the review\n";
+    let script = [
+        serde_json::json!({"tool": "ast_edit", "params": {"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "paths": "a.ts"}}),
+        serde_json::json!({"tool": "ast_edit", "params": {}}),
+        serde_json::json!({"tool": "ast_edit", "params": {"ops": [{"pat": "foo($A)", "out": "bar($A)"}]}}),
+        serde_json::json!({"tool": "resolve", "params": {"action": "discard", "reason": reason}}),
+    ]
+    .iter()
+    .map(|l| format!("{l}\n"))
+    .collect::<String>();
+    let out = rdesk(&["run", "-", "--workspace", ws.path().to_str().unwrap()], Some(&script));
+    assert!(out.status.success(), "{out:?}");
+    let steps = lines(&out);
+    assert_eq!(
+        steps[0]["text"],
+        "Unknown parameter `paths` for `ast_edit`: known parameters are `ops`, `lang`, `path`, `glob`, `sel`, `limit`. Did you mean `path`?"
+    );
+    assert_eq!(steps[1]["text"], "`ops` must include at least one op entry");
+    assert_eq!(steps[3]["text"], format!("Discarded: AST Edit: 1 replacement in 1 file. Reason: {reason}"));
+    assert_eq!(steps[3]["details"]["reason"], reason);
+    assert_eq!(std::fs::read_to_string(ws.path().join("a.ts")).unwrap(), "foo(1);\n");
+}

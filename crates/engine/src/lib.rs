@@ -18,7 +18,9 @@
 //!
 //! Modules, in reading order:
 //! - [`tool`] — `Tool`, `ToolResult`, `ToolError`, `ToolContext` (cancellation, progress)
-//! - [`registry`] — `ToolRegistry` (unique names, JSON Schema validation of parameters)
+//! - [`registry`] — `ToolRegistry` (unique names; a tool's own parameter check, then unknown keys, then
+//!   its JSON Schema)
+//! - [`params`] — shared parameter checks: unknown keys named with the known ones, values quoted
 //! - [`pending`] — `PendingAction`, `ActionStatus`, `PendingActionStore`, store events
 //! - [`resolve`] — the hidden built-in `resolve` tool and its rendering rules
 //! - [`custom`] — `CustomToolApi`, `CustomToolPendingAction`, tool factories
@@ -32,6 +34,7 @@ pub mod custom;
 pub mod diff;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
+pub mod params;
 pub mod pending;
 pub mod registry;
 pub mod resolve;

@@ -1,5 +1,7 @@
-//! The tool registry: unique names, and parameters validated against each tool's JSON Schema
-//! before `execute` runs.
+//! The tool registry: unique names, and parameters checked before `execute` runs: first the
+//! tool's own [`Tool::check_params`] (its exact messages win), then unknown keys wherever its
+//! schema says `additionalProperties: false` (named, with the known ones listed), then the
+//! JSON Schema itself as a backstop.
 
 use std::sync::Arc;
 
@@ -31,6 +33,7 @@ pub struct ToolSpec {
 
 struct Entry {
     tool: Arc<dyn Tool>,
+    schema: Value,
     validator: jsonschema::Validator,
 }
 
@@ -54,9 +57,10 @@ impl ToolRegistry {
         if self.get(&name).is_some() {
             return Err(RegistryError::Conflict(name));
         }
-        let validator = jsonschema::validator_for(&tool.parameters())
+        let schema = tool.parameters();
+        let validator = jsonschema::validator_for(&schema)
             .map_err(|e| RegistryError::InvalidSchema { name: name.clone(), message: e.to_string() })?;
-        self.entries.push(Entry { tool, validator });
+        self.entries.push(Entry { tool, schema, validator });
         Ok(())
     }
 
@@ -82,23 +86,28 @@ impl ToolRegistry {
             .collect()
     }
 
-    /// Checks `params` against the tool's schema. The error names the tool, every bad field
-    /// (as `ops[0].pat`) and what is wrong with it.
+    /// Checks `params`: the tool's own check first (its messages win), then unknown keys of
+    /// every object the schema closes, then the schema. A schema error names the tool, every
+    /// bad field (as `ops[0].pat`) and what is wrong with it.
     pub fn validate(&self, name: &str, params: &Value) -> Result<(), ToolError> {
         let entry = self
             .entries
             .iter()
             .find(|e| e.tool.name() == name)
             .ok_or_else(|| ToolError::UnknownTool { name: name.to_string(), known: self.names().join(", ") })?;
+        entry.tool.check_params(params)?;
+        crate::params::check_keys_by_schema(name, &entry.schema, params)?;
         let problems: Vec<String> = entry
             .validator
             .iter_errors(params)
             .map(|err| {
                 let field = field_name(&err.instance_path().to_string());
+                // The schema's words quote the whole bad value: keep messages readable.
+                let what = crate::params::shown(&err.to_string());
                 if field.is_empty() {
-                    format!("parameters: {err}")
+                    what
                 } else {
-                    format!("`{field}`: {err}")
+                    format!("`{field}`: {what}")
                 }
             })
             .collect();
@@ -180,6 +189,21 @@ mod tests {
         let err = reg.validate("echo", &json!({"ops": [], "extra": 1})).unwrap_err();
         assert!(err.to_string().contains("extra"), "unexpected property should be named: {err}");
         assert!(reg.validate("echo", &json!({"ops": [{"pat": "x"}]})).is_ok());
+    }
+
+    #[test]
+    fn the_schema_backstop_names_the_field_and_cuts_long_values() {
+        let mut reg = ToolRegistry::new();
+        reg.register(Arc::new(Echo("echo"))).unwrap();
+        let long = "x".repeat(5000);
+        let err = reg.validate("echo", &json!({"ops": long})).unwrap_err().to_string();
+        assert!(err.starts_with("Invalid parameters for `echo`: `ops`: \"xxx"), "{err}");
+        assert!(err.contains("…") && err.len() < 400, "a 5000-byte value is not repeated whole: {err}");
+        let err = reg.validate("echo", &json!({})).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "Invalid parameters for `echo`: \"ops\" is a required property. Fix the parameters and call again."
+        );
     }
 
     #[test]

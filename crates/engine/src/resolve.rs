@@ -51,27 +51,60 @@ impl ResolveDetails {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `resolve`'s parameters, read by hand so every message names the field and the value.
+#[derive(Debug)]
 pub(crate) struct ResolveParams {
     pub action: ResolveAction,
+    /// Verbatim, byte for byte (SPEC §4): never trimmed or otherwise altered.
     pub reason: String,
-    #[serde(default)]
     pub expected_id: Option<String>,
 }
 
+/// The keys `resolve` takes.
+const RESOLVE_KEYS: [&str; 3] = ["action", "reason", "expected_id"];
+
+/// The message for a missing or blank reason.
+pub(crate) const BLANK_REASON: &str = "`reason` must be a non-empty string: say why you apply or discard this action.";
+
 impl ResolveParams {
-    /// Parses `resolve`'s parameters; a blank reason is refused.
-    pub(crate) fn parse(params: Value) -> Result<Self, ToolError> {
-        let mut params: ResolveParams = serde_json::from_value(params)
-            .map_err(|e| ToolError::InvalidParams(format!("Invalid parameters for `resolve`: {e}.")))?;
-        params.reason = params.reason.trim().to_string();
-        if params.reason.is_empty() {
-            return Err(ToolError::InvalidParams(
-                "`reason` must be a non-empty string: say why you apply or discard this action.".into(),
-            ));
-        }
-        Ok(params)
+    /// Parses `resolve`'s parameters. The reason is kept exactly as given; only a blank
+    /// (empty or whitespace-only) one is refused.
+    pub(crate) fn parse(params: &Value) -> Result<Self, ToolError> {
+        let invalid = |message: String| ToolError::InvalidParams(message);
+        let obj = crate::params::as_object(RESOLVE_TOOL_NAME, params)?;
+        crate::params::check_known_keys(RESOLVE_TOOL_NAME, "", obj, &RESOLVE_KEYS)?;
+        let action = match obj.get("action") {
+            Some(Value::String(s)) if s == "apply" => ResolveAction::Apply,
+            Some(Value::String(s)) if s == "discard" => ResolveAction::Discard,
+            None | Some(Value::Null) => return Err(invalid("`action` is required: \"apply\" or \"discard\".".into())),
+            Some(other) => {
+                return Err(invalid(format!(
+                    "`action` must be \"apply\" or \"discard\", got {}.",
+                    crate::params::quote(other)
+                )))
+            }
+        };
+        let reason = match obj.get("reason") {
+            Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+            None | Some(Value::Null) | Some(Value::String(_)) => return Err(invalid(BLANK_REASON.into())),
+            Some(other) => {
+                return Err(invalid(format!(
+                    "`reason` must be a non-empty string, got {}: say why you apply or discard this action.",
+                    crate::params::quote(other)
+                )))
+            }
+        };
+        let expected_id = match obj.get("expected_id") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                return Err(invalid(format!(
+                    "`expected_id` must be a string (the id of the action you reviewed), got {}.",
+                    crate::params::quote(other)
+                )))
+            }
+        };
+        Ok(Self { action, reason, expected_id })
     }
 
     /// `Err(IdMismatch)` when `expected_id` was given and the top action has another id.
@@ -154,8 +187,12 @@ impl Tool for ResolveTool {
         true
     }
 
+    fn check_params(&self, params: &Value) -> Result<(), ToolError> {
+        ResolveParams::parse(params).map(|_| ())
+    }
+
     async fn execute(&self, ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
-        let params = ResolveParams::parse(params)?;
+        let params = ResolveParams::parse(&params)?;
         let reason = params.reason.clone();
         let _one_at_a_time = self.lock.lock().await;
         let top = self.store.top().ok_or(ToolError::NoPendingAction)?;

@@ -465,7 +465,7 @@ impl Session {
     /// decided and who made it. Cancelling the call withdraws the proposal and leaves the
     /// action pending.
     async fn relay_resolve(&self, ctx: &ToolContext, params: Value) -> Result<(ToolResult, String, Actor), ToolError> {
-        let params = ResolveParams::parse(params)?;
+        let params = ResolveParams::parse(&params)?;
         // Subscribe before looking, so no decision or removal can slip in between. A decision
         // is published after its removal, so the agent is answered with the action gone (its
         // next request is no longer forced to `resolve`).

@@ -272,13 +272,22 @@ pub trait Tool: Send + Sync {
     /// Short human label, e.g. `AST Edit`.
     fn label(&self) -> &str;
     fn description(&self) -> &str;
-    /// JSON Schema of the parameters object; calls are validated against it before `execute`.
+    /// JSON Schema of the parameters object. Calls are checked against it before `execute`,
+    /// after [`check_params`](Self::check_params); an object it closes with
+    /// `additionalProperties: false` refuses unknown keys by name (see [`crate::params`]).
     fn parameters(&self) -> Value;
+    /// The tool's own check of its parameters, run before the schema check so the tool's
+    /// exact messages win over JSON-Schema wording (e.g. SPEC §5's
+    /// `` `ops` must include at least one op entry ``). It must not touch the disk; the
+    /// default accepts everything (the schema alone decides).
+    fn check_params(&self, _params: &Value) -> Result<(), ToolError> {
+        Ok(())
+    }
     /// Hidden tools are not offered to the model by default (see `Session::offered_tools`).
     fn hidden(&self) -> bool {
         false
     }
-    /// Runs the tool. Parameters have already been validated against `parameters()`.
+    /// Runs the tool. Parameters have already passed `check_params` and `parameters()`.
     async fn execute(&self, ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError>;
 }
 

@@ -62,8 +62,8 @@ async fn apply_keeps_the_apply_result_content_and_passes_reason_verbatim() {
         )
         .unwrap();
     let r = resolve(&s, "apply", "  ship it  ").await;
-    assert_eq!(r.text_content(), "did it because ship it");
-    assert_eq!(*seen.lock().unwrap(), "ship it", "the reason reaches apply (trimmed once, otherwise verbatim)");
+    assert_eq!(r.text_content(), "did it because   ship it  ");
+    assert_eq!(*seen.lock().unwrap(), "  ship it  ", "the reason reaches apply byte for byte (SPEC §4)");
     assert_eq!(r.details.unwrap()["source_tool_name"], "my_tool");
 }
 
@@ -703,9 +703,10 @@ async fn typed_resolve_decides_refuses_and_fails_through_the_one_door() {
     let ResolveOutcome::Decided { details, text, decided_by } = decided else { panic!("{decided:?}") };
     assert_eq!(
         (details.action, details.reason.as_str(), details.action_id.as_str()),
-        (ResolveAction::Discard, "no", id.as_str())
+        (ResolveAction::Discard, " no ", id.as_str()),
+        "the reason is kept byte for byte (SPEC §4)"
     );
-    assert_eq!(text, "Discarded: Named: ok. Reason: no");
+    assert_eq!(text, "Discarded: Named: ok. Reason:  no ");
     assert_eq!(decided_by, Actor::Person);
     let failed = s
         .resolve(Actor::Script, Resolve { choice: ResolveAction::Apply, reason: "try".into(), expected_id: None })
@@ -746,4 +747,179 @@ async fn call_records_name_the_actions_pushed_and_who_decided() {
     let relayed = waiting.await.unwrap();
     assert_eq!(relayed.decided_by, Some(Actor::Person), "the agent learns, typed, that the person decided");
     assert!(relayed.pushed.is_empty());
+}
+
+// ---- Exact errors (issue 11): the reason verbatim, unknown keys named, tools' own messages first ----
+
+/// Reasons with what a trim would lose: outer spaces, tabs, newlines, a CRLF, non-ASCII.
+const VERBATIM_REASONS: [&str; 3] = ["  keep the spaces  ", "\n\tline one\r\nline two\n\n", " é — ok\u{a0}"];
+
+#[tokio::test]
+async fn resolve_passes_the_reason_byte_for_byte() {
+    let (_d, s) = session();
+    for reason in VERBATIM_REASONS {
+        let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let (on_apply, on_reject) = (seen.clone(), seen.clone());
+        // apply(reason): what the action sees, the result details, the history.
+        s.api()
+            .push_pending_action(CustomToolPendingAction::new("Mine: apply", move |reason| {
+                on_apply.lock().unwrap().push(reason);
+                async { Ok(ToolResult::empty()) }
+            }))
+            .unwrap();
+        let r = resolve(&s, "apply", reason).await;
+        assert!(!r.is_error, "{r:?}");
+        assert_eq!(r.details.as_ref().unwrap()["reason"], reason);
+        assert_eq!(s.history()[0].details.reason, reason, "the history keeps it too");
+        // reject(reason) of an action that has one.
+        s.api()
+            .push_pending_action(
+                CustomToolPendingAction::new("Mine: reject", |_| async { Ok(ToolResult::empty()) }).with_reject(
+                    move |reason| {
+                        on_reject.lock().unwrap().push(reason);
+                        async { Ok(None) }
+                    },
+                ),
+            )
+            .unwrap();
+        let r = resolve(&s, "discard", reason).await;
+        assert_eq!(r.text_content(), format!("Discarded: Mine: reject. Reason: {reason}"));
+        assert_eq!(r.details.as_ref().unwrap()["reason"], reason);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            vec![reason.to_string(), reason.to_string()],
+            "apply and reject see it as given"
+        );
+        // The typed door (the app's buttons, scripts) too.
+        push(&s, "Mine: typed");
+        let outcome = s
+            .resolve(
+                Actor::Person,
+                Resolve { choice: ResolveAction::Discard, reason: reason.into(), expected_id: None },
+            )
+            .await;
+        match outcome {
+            ResolveOutcome::Decided { details, text, .. } => {
+                assert_eq!(details.reason, reason);
+                assert_eq!(text, format!("Discarded: Mine: typed. Reason: {reason}"));
+            }
+            other => panic!("expected a decision, got {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_agents_proposal_under_the_human_policy_keeps_the_reason_byte_for_byte() {
+    let (_d, s) = human_session();
+    push_counting_applies(&s);
+    let reason = VERBATIM_REASONS[1];
+    let waiting = agent_resolve(&s, ToolContext::new("agent-resolve"), "apply", reason);
+    assert_eq!(proposal_on_top(&s).await.reason, reason);
+    s.call(Actor::Person, "resolve", json!({"action": "discard", "reason": reason})).await;
+    let seen = waiting.await.unwrap();
+    assert!(seen.text_content().starts_with(&format!("Discarded: x. Reason: {reason}")), "{}", seen.text_content());
+}
+
+#[tokio::test]
+async fn only_a_blank_reason_is_refused() {
+    let (_d, s) = session();
+    push(&s, "x");
+    for blank in ["", " ", "\n\t \r\n", "\u{a0}\u{2003}"] {
+        let r = resolve(&s, "apply", blank).await;
+        assert_eq!(
+            r.text_content(),
+            "`reason` must be a non-empty string: say why you apply or discard this action.",
+            "{blank:?}"
+        );
+    }
+    assert_eq!(s.store().len(), 1, "nothing was decided");
+}
+
+#[tokio::test]
+async fn unknown_key_of_resolve_is_refused_naming_it_and_listing_known_keys() {
+    let (_d, s) = session();
+    push(&s, "x");
+    let r = s.call(Actor::Agent, "resolve", json!({"action": "apply", "reasons": "ok"})).await;
+    assert_eq!(
+        r.text_content(),
+        "Unknown parameter `reasons` for `resolve`: known parameters are `action`, `reason`, `expected_id`. Did you mean `reason`?"
+    );
+    assert_eq!(r.error_code.as_deref(), Some("invalid_params"));
+    assert_eq!(s.store().len(), 1);
+}
+
+#[tokio::test]
+async fn resolve_messages_name_the_bad_value() {
+    let (_d, s) = session();
+    push(&s, "x");
+    let text = |r: ToolResult| r.text_content();
+    let r = s.call(Actor::Agent, "resolve", json!({"action": "accept", "reason": "ok"})).await;
+    assert_eq!(text(r), "`action` must be \"apply\" or \"discard\", got \"accept\".");
+    let r = s.call(Actor::Agent, "resolve", json!({"reason": "ok"})).await;
+    assert_eq!(text(r), "`action` is required: \"apply\" or \"discard\".");
+    let r = s.call(Actor::Agent, "resolve", json!({"action": "apply", "reason": 42})).await;
+    assert_eq!(text(r), "`reason` must be a non-empty string, got 42: say why you apply or discard this action.");
+    let r = s.call(Actor::Agent, "resolve", json!({"action": "apply", "reason": "ok", "expected_id": 7})).await;
+    assert_eq!(text(r), "`expected_id` must be a string (the id of the action you reviewed), got 7.");
+    assert_eq!(s.store().len(), 1);
+}
+
+#[tokio::test]
+async fn a_custom_tool_with_a_closed_schema_refuses_unknown_keys_naming_them() {
+    let (_d, s) = session();
+    s.load(|api| vec![Arc::new(Named("mine", api.clone())) as Arc<dyn Tool>]).unwrap();
+    let r = s.call(Actor::Agent, "mine", json!({"n": 1, "m": 2})).await;
+    assert_eq!(
+        r.text_content(),
+        "Unknown parameter `m` for `mine`: known parameters are `n`. Remove it and call again."
+    );
+    assert_eq!(r.error_code.as_deref(), Some("invalid_params"));
+    assert_eq!(s.store().len(), 0, "nothing ran");
+    // The built-in `set_policy` gets the same check from its schema.
+    let r = s.call(Actor::Person, "set_policy", json!({"policy": "human", "polcy": "agent"})).await;
+    assert_eq!(
+        r.text_content(),
+        "Unknown parameter `polcy` for `set_policy`: known parameters are `policy`. Did you mean `policy`?"
+    );
+}
+
+/// A tool whose own check gives its exact message; the schema would say something else.
+struct OwnCheck;
+
+#[async_trait]
+impl Tool for OwnCheck {
+    fn name(&self) -> &str {
+        "own"
+    }
+    fn label(&self) -> &str {
+        "Own"
+    }
+    fn description(&self) -> &str {
+        "checks its own parameters"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object", "properties": {"items": {"type": "array", "minItems": 1}}, "required": ["items"]})
+    }
+    fn check_params(&self, params: &Value) -> Result<(), ToolError> {
+        match params.get("items").and_then(Value::as_array) {
+            Some(items) if !items.is_empty() => Ok(()),
+            _ => Err(ToolError::InvalidParams("`items` must include at least one item".into())),
+        }
+    }
+    async fn execute(&self, _ctx: ToolContext, _params: Value) -> Result<ToolResult, ToolError> {
+        Ok(ToolResult::text("ran"))
+    }
+}
+
+#[tokio::test]
+async fn a_tools_own_check_runs_before_the_schema_and_its_message_wins() {
+    let (_d, s) = session();
+    s.load(|_| vec![Arc::new(OwnCheck) as Arc<dyn Tool>]).unwrap();
+    for params in [json!({}), json!({"items": []})] {
+        let r = s.call(Actor::Agent, "own", params).await;
+        assert_eq!(r.text_content(), "`items` must include at least one item");
+    }
+    // What the tool's own check lets through still meets the schema (the backstop).
+    let r = s.call(Actor::Agent, "own", json!({"items": [1], "extra": "x"})).await;
+    assert_eq!(r.text_content(), "ran", "an open schema takes extra keys");
 }

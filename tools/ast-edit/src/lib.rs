@@ -79,6 +79,12 @@ impl Tool for AstEditTool {
         parameters_schema()
     }
 
+    /// SPEC §5's messages (`` `ops` must include at least one op entry ``…) and unknown keys,
+    /// before the session's schema check.
+    fn check_params(&self, params: &Value) -> Result<(), ToolError> {
+        AstEditParams::from_json(params)?.validate().map(|_| ())
+    }
+
     async fn execute(&self, ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
         let params = AstEditParams::from_json(&params)?;
         params.validate()?;

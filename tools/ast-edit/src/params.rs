@@ -1,12 +1,17 @@
 //! The parameters of `ast_edit`: their JSON Schema, and the validation that gives the exact
-//! messages of SPEC §5 (the schema only types the fields, so those messages come from here).
+//! messages of SPEC §5. The session runs this validation (the tool's `check_params`) before
+//! the schema, so these messages win; the schema only types the fields and closes the
+//! objects (`additionalProperties: false`).
 
 use std::str::FromStr;
 
 use ast_grep_language::SupportLang;
+use resolve_engine::params::{check_known_keys, quote};
 use resolve_engine::ToolError;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
+
+use crate::TOOL_NAME;
 
 /// One rewrite: every match of `pat` becomes `out` (`out` may be empty: the match is deleted).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,39 +54,60 @@ fn invalid(msg: impl Into<String>) -> ToolError {
     ToolError::InvalidParams(msg.into())
 }
 
-fn opt_string(v: &Value, key: &str) -> Result<Option<String>, ToolError> {
+/// Op `i` of `ops`: an object with a string `pat` (missing or blank is refused later, with
+/// SPEC §5's `` `ops[<i>].pat` must be a non-empty pattern ``) and an optional string `out`.
+fn op_from_json(i: usize, item: &Value) -> Result<RewriteOp, ToolError> {
+    let Value::Object(op) = item else {
+        return Err(invalid(format!("`ops[{i}]` must be an object {{pat, out}}, got {}", quote(item))));
+    };
+    check_known_keys(TOOL_NAME, &format!("ops[{i}]"), op, &OP_KEYS)?;
+    let pat = match op.get("pat") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => {
+            return Err(invalid(format!("`ops[{i}].pat` must be a non-empty pattern, got {}", quote(other))))
+        }
+    };
+    let out = match op.get("out") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => return Err(invalid(format!("`ops[{i}].out` must be a string, got {}", quote(other)))),
+    };
+    Ok(RewriteOp { pat, out })
+}
+
+/// The parameters `ast_edit` takes, in the order the schema lists them.
+pub const PARAM_KEYS: [&str; 6] = ["ops", "lang", "path", "glob", "sel", "limit"];
+/// The keys of one op.
+pub const OP_KEYS: [&str; 2] = ["pat", "out"];
+
+fn opt_string(v: &Map<String, Value>, key: &str) -> Result<Option<String>, ToolError> {
     match v.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(invalid(format!("`{key}` must be a string, got {other}"))),
+        Some(other) => Err(invalid(format!("`{key}` must be a string, got {}", quote(other)))),
     }
 }
 
 impl AstEditParams {
-    /// Reads the tool's JSON parameters with the exact messages of SPEC §5.
+    /// Reads the tool's JSON parameters with the exact messages of SPEC §5. Unknown keys (of
+    /// the parameters and of each op) are refused by name; a value of the wrong type is quoted.
     pub fn from_json(v: &Value) -> Result<Self, ToolError> {
-        if !v.is_object() {
-            return Err(invalid(format!("ast_edit parameters must be an object, got {v}")));
-        }
-        let ops = match v.get("ops") {
-            Some(Value::Array(items)) => items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| {
-                    let pat = item.get("pat").and_then(Value::as_str).unwrap_or_default().to_string();
-                    let out = match item.get("out") {
-                        None | Some(Value::Null) => String::new(),
-                        Some(Value::String(s)) => s.clone(),
-                        Some(other) => return Err(invalid(format!("`ops[{i}].out` must be a string, got {other}"))),
-                    };
-                    Ok(RewriteOp { pat, out })
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-            None | Some(Value::Null) => Vec::new(),
-            Some(other) => return Err(invalid(format!("`ops` must be an array of {{pat, out}} entries, got {other}"))),
+        let Value::Object(obj) = v else {
+            return Err(invalid(format!("ast_edit parameters must be an object, got {}", quote(v))));
         };
-        let limit = match v.get("limit") {
+        check_known_keys(TOOL_NAME, "", obj, &PARAM_KEYS)?;
+        let ops = match obj.get("ops") {
+            Some(Value::Array(items)) => {
+                items.iter().enumerate().map(|(i, item)| op_from_json(i, item)).collect::<Result<Vec<_>, _>>()?
+            }
+            None | Some(Value::Null) => Vec::new(),
+            Some(other) => {
+                return Err(invalid(format!("`ops` must be an array of {{pat, out}} entries, got {}", quote(other))))
+            }
+        };
+        let limit = match obj.get("limit") {
             None | Some(Value::Null) => None,
             Some(Value::Number(n)) => match n.as_u64() {
                 Some(n) if n > 0 => Some(usize::try_from(n).unwrap_or(usize::MAX)),
@@ -94,10 +120,10 @@ impl AstEditParams {
         };
         Ok(Self {
             ops,
-            lang: opt_string(v, "lang")?,
-            path: opt_string(v, "path")?,
-            glob: opt_string(v, "glob")?,
-            sel: opt_string(v, "sel")?,
+            lang: opt_string(obj, "lang")?,
+            path: opt_string(obj, "path")?,
+            glob: opt_string(obj, "glob")?,
+            sel: opt_string(obj, "sel")?,
             limit,
         })
     }
@@ -149,8 +175,9 @@ pub fn parse_lang(name: &str) -> Result<SupportLang, ToolError> {
     })
 }
 
-/// The JSON Schema of the parameters. Loose on purpose: the exact messages come from
-/// [`AstEditParams::validate`].
+/// The JSON Schema of the parameters. Loose on purpose (it types the fields and closes the
+/// objects); the exact messages come from [`AstEditParams::from_json`] and
+/// [`AstEditParams::validate`], which the session runs first.
 pub fn parameters_schema() -> Value {
     json!({
         "type": "object",
@@ -164,7 +191,8 @@ pub fn parameters_schema() -> Value {
                         "pat": {"type": "string", "description": "ast-grep pattern"},
                         "out": {"type": "string", "description": "replacement template"}
                     },
-                    "required": ["pat"]
+                    "required": ["pat"],
+                    "additionalProperties": false
                 }
             },
             "lang": {"type": "string", "description": "Language (aliases like ts, rs, py accepted). Default: by each file's extension."},
@@ -173,7 +201,8 @@ pub fn parameters_schema() -> Value {
             "sel": {"type": "string", "description": "Node kind for contextual patterns: `pat` is parsed as context and the rewrite applies to the selected node."},
             "limit": {"type": "number", "description": "Maximum number of replacements (positive integer)."}
         },
-        "required": ["ops"]
+        "required": ["ops"],
+        "additionalProperties": false
     })
 }
 

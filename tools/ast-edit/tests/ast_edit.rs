@@ -482,3 +482,67 @@ async fn a_symlink_loop_named_as_path_is_a_clear_error() {
     let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)")})).await;
     assert!(!r.is_error, "a walk skips the loop: {}", r.text_content());
 }
+
+// ---- Exact errors (issue 11): SPEC §5 messages win over the schema, unknown keys are named ----
+
+#[tokio::test]
+async fn ast_edit_with_empty_params_says_ops_must_include_an_op() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(1);\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({})).await;
+    assert_eq!(r.text_content(), "`ops` must include at least one op entry");
+    assert_eq!(r.error_code.as_deref(), Some("invalid_params"));
+}
+
+#[tokio::test]
+async fn ast_edit_spec_messages_win_over_the_schema() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(1);\n");
+    let s = session(d.path());
+    let cases = [
+        (json!({"ops": [{"out": "x"}]}), "`ops[0].pat` must be a non-empty pattern"),
+        (json!({"ops": [{"pat": "a", "out": "b"}, {}]}), "`ops[1].pat` must be a non-empty pattern"),
+        (json!({"ops": [{"pat": "a", "out": "b"}], "limit": "3"}), "limit must be a positive number"),
+        (json!({"ops": [{"pat": "a", "out": "b"}], "limit": true}), "limit must be a positive number"),
+        (json!({"ops": "not a list"}), "`ops` must be an array of {pat, out} entries, got \"not a list\""),
+        (json!({"ops": [7]}), "`ops[0]` must be an object {pat, out}, got 7"),
+        (json!({"ops": [{"pat": 5}]}), "`ops[0].pat` must be a non-empty pattern, got 5"),
+        (json!({"ops": [{"pat": "a", "out": 1}]}), "`ops[0].out` must be a string, got 1"),
+        (json!({"ops": [{"pat": "a"}], "lang": ["ts"]}), "`lang` must be a string, got [\"ts\"]"),
+    ];
+    for (params, want) in cases {
+        let r = edit(&s, params.clone()).await;
+        assert_eq!(r.text_content(), want, "message for {params}");
+        assert_eq!(r.error_code.as_deref(), Some("invalid_params"), "{params}");
+    }
+    assert!(s.store().list().is_empty());
+}
+
+#[tokio::test]
+async fn unknown_key_paths_is_refused_naming_it_and_listing_known_keys() {
+    let d = tmp();
+    write(d.path(), "src/a.ts", "foo(1);\n");
+    write(d.path(), "other/b.ts", "foo(2);\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)"), "paths": "src"})).await;
+    assert_eq!(
+        r.text_content(),
+        "Unknown parameter `paths` for `ast_edit`: known parameters are `ops`, `lang`, `path`, `glob`, `sel`, `limit`. Did you mean `path`?"
+    );
+    assert_eq!(r.error_code.as_deref(), Some("invalid_params"));
+    assert!(s.store().list().is_empty(), "the whole workspace was not scanned and nothing was queued");
+}
+
+#[tokio::test]
+async fn unknown_key_in_an_op_is_refused_naming_it() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(1);\n");
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}, {"pat": "x", "replacement": "y"}]})).await;
+    assert_eq!(
+        r.text_content(),
+        "Unknown key `replacement` in `ops[1]` of `ast_edit`: known keys are `pat`, `out`. Remove it and call again."
+    );
+    assert!(s.store().list().is_empty());
+}

@@ -26,7 +26,10 @@
 //!    # Ok(()) }
 //!    ```
 //! 2. **A [`Tool`].** `name`, `label`, `description`, a JSON Schema for `parameters` (the
-//!    session validates calls against it before `execute`), and `execute` (see [`tool`]).
+//!    session validates calls against it before `execute`; `additionalProperties: false`
+//!    makes an unknown key a named error), optionally `check_params` (the tool's own checks,
+//!    run first so its messages win; here [`resolve_engine::params`] helpers name the key and
+//!    quote the bad value), and `execute` (see [`tool`]).
 //! 3. **A preview without side effects.** `execute` reads the disk, checks everything that
 //!    can be checked now (here: every new name is valid, no two files collide, no existing
 //!    file is overwritten) and refuses with a [`ToolError`](resolve_engine::ToolError) naming the value — nothing is

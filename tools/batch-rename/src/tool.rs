@@ -3,8 +3,8 @@
 
 use async_trait::async_trait;
 use resolve_engine::changeset::plural;
+use resolve_engine::params::{as_object, check_known_keys, quote};
 use resolve_engine::{CustomToolApi, CustomToolPendingAction, Tool, ToolContext, ToolError, ToolResult};
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::plan::{self, RenamePlan};
@@ -13,20 +13,82 @@ use crate::select;
 /// The tool's name (also the `source_tool_name` of the actions it pushes).
 pub const TOOL_NAME: &str = "batch_rename_preview";
 
-/// `files` may be one path or glob, or a list of them.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Files {
-    One(String),
-    Many(Vec<String>),
-}
+/// The parameters the tool takes.
+const PARAM_KEYS: [&str; 3] = ["files", "find", "replace"];
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct Params {
-    files: Files,
+    /// One path or glob, or a list of them (never empty).
+    files: Vec<String>,
     find: String,
     replace: String,
+}
+
+fn invalid(message: String) -> ToolError {
+    ToolError::InvalidParams(message)
+}
+
+impl Params {
+    /// Reads the parameters by hand, so every message names the field and quotes the bad
+    /// value, and an unknown key is refused by name (the session runs this before the schema).
+    fn parse(params: &Value) -> Result<Self, ToolError> {
+        let obj = as_object(TOOL_NAME, params)?;
+        check_known_keys(TOOL_NAME, "", obj, &PARAM_KEYS)?;
+        let files = match obj.get("files") {
+            None | Some(Value::Null) => return Err(invalid(
+                "`files` is required: one path or glob relative to the workspace (`photos/*.jpg`), or a list of them."
+                    .into(),
+            )),
+            Some(Value::String(s)) if !s.is_empty() => vec![s.clone()],
+            Some(Value::Array(items)) if items.is_empty() => {
+                return Err(invalid("`files` must name at least one path or glob, got [].".into()))
+            }
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| match item {
+                    Value::String(s) if !s.is_empty() => Ok(s.clone()),
+                    other => {
+                        Err(invalid(format!("`files[{i}]` must be a non-empty path or glob, got {}.", quote(other))))
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            Some(other) => {
+                return Err(invalid(format!(
+                    "`files` must be a path or glob, or a list of them, got {}.",
+                    quote(other)
+                )))
+            }
+        };
+        let find = match obj.get("find") {
+            None => {
+                return Err(invalid(
+                    "`find` is required: a regular expression matched against each file name, e.g. `^IMG_(\\d+)`."
+                        .into(),
+                ))
+            }
+            Some(Value::String(s)) if !s.is_empty() => s.clone(),
+            Some(Value::String(s)) => {
+                return Err(invalid(format!(
+                    "`find` must be a non-empty regular expression, got {}.",
+                    quote(&json!(s))
+                )))
+            }
+            Some(other) => {
+                return Err(invalid(format!("`find` must be a string (a regular expression), got {}.", quote(other))))
+            }
+        };
+        let replace = match obj.get("replace") {
+            None => return Err(invalid(
+                "`replace` is required: the replacement for every match (may be empty; `$1` inserts a capture group)."
+                    .into(),
+            )),
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => {
+                return Err(invalid(format!("`replace` must be a string (it may be empty), got {}.", quote(other))))
+            }
+        };
+        Ok(Self { files, find, replace })
+    }
 }
 
 /// Previews a batch rename and pushes it as a pending action; nothing is renamed until the
@@ -91,13 +153,13 @@ impl Tool for BatchRenamePreview {
         })
     }
 
+    fn check_params(&self, params: &Value) -> Result<(), ToolError> {
+        Params::parse(params).map(|_| ())
+    }
+
     async fn execute(&self, ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
-        let params: Params = serde_json::from_value(params)
-            .map_err(|e| ToolError::InvalidParams(format!("Invalid parameters for `{TOOL_NAME}`: {e}.")))?;
-        let patterns = match params.files {
-            Files::One(p) => vec![p],
-            Files::Many(ps) => ps,
-        };
+        let params = Params::parse(&params)?;
+        let patterns = params.files;
         let find = plan::compile(&params.find, &params.replace)?;
         let ws = self.api.workspace()?;
 

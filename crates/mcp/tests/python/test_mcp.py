@@ -126,6 +126,20 @@ async def test_preview_writes_nothing_ends_with_the_reminder_and_offers_resolve(
         assert tools["resolve"].annotations.read_only_hint is False
 
 
+async def test_resolve_passes_the_reason_byte_for_byte(workspace):
+    reason = "  keep the spaces \n\tand the newlines\n"
+    async with client(headless(workspace)) as (session, _notes, _init):
+        await session.call_tool("ast_edit", EDIT)
+        blank = await session.call_tool("resolve", {"action": "discard", "reason": " \n\t"})
+        assert blank.is_error is True
+        assert text_of(blank) == "`reason` must be a non-empty string: say why you apply or discard this action."
+        result = await session.call_tool("resolve", {"action": "discard", "reason": reason})
+        assert result.is_error is False, text_of(result)
+        assert text_of(result) == "Discarded: AST Edit: 2 replacements in 1 file. Reason: " + reason
+        assert result.structured_content["reason"] == reason
+        assert (workspace / "a.ts").read_text() == SOURCE
+
+
 async def test_resolve_under_policy_agent_applies_and_resolve_leaves_the_list(workspace):
     async with client(headless(workspace)) as (session, notes, _init):
         await session.call_tool("ast_edit", EDIT)
@@ -149,7 +163,24 @@ async def test_bad_parameters_are_tool_errors_with_the_spec_messages(workspace):
 
         no_ops = await session.call_tool("ast_edit", {"ops": []})
         assert no_ops.is_error is True
-        assert "ops" in text_of(no_ops)
+        assert text_of(no_ops) == "`ops` must include at least one op entry"
+
+        # SPEC §5's messages win over the JSON Schema's wording.
+        nothing = await session.call_tool("ast_edit", {})
+        assert nothing.is_error is True
+        assert text_of(nothing) == "`ops` must include at least one op entry"
+        no_pat = await session.call_tool("ast_edit", {"ops": [{"out": "x"}]})
+        assert text_of(no_pat) == "`ops[0].pat` must be a non-empty pattern"
+        string_limit = await session.call_tool("ast_edit", {"ops": [{"pat": "a", "out": "b"}], "limit": "3"})
+        assert text_of(string_limit) == "limit must be a positive number"
+
+        # An unknown key is refused by name, with the known ones; it never widens the call.
+        misspelled = await session.call_tool("ast_edit", {**EDIT, "paths": "src"})
+        assert misspelled.is_error is True
+        assert text_of(misspelled) == (
+            "Unknown parameter `paths` for `ast_edit`: known parameters are "
+            "`ops`, `lang`, `path`, `glob`, `sel`, `limit`. Did you mean `path`?"
+        )
 
         outside = await session.call_tool("ast_edit", {"ops": [{"pat": "a", "out": "b"}], "path": "../x"})
         assert outside.is_error is True
@@ -163,7 +194,7 @@ async def test_bad_parameters_are_tool_errors_with_the_spec_messages(workspace):
 
         wrong_type = await session.call_tool("ast_edit", {"ops": "not a list"})
         assert wrong_type.is_error is True
-        assert "Invalid parameters for `ast_edit`" in text_of(wrong_type)
+        assert text_of(wrong_type) == '`ops` must be an array of {pat, out} entries, got "not a list"'
 
         unknown = await session.call_tool("no_such_tool", {})
         assert unknown.is_error is True

@@ -210,3 +210,70 @@ async fn the_engine_sees_the_change_set_and_the_typed_table() {
     assert_eq!(rows[2].status, resolve_engine::RenameStatus::Unchanged);
     assert_eq!(fx.apply().await.text_content(), "Renamed 2 files.");
 }
+
+#[tokio::test]
+async fn unknown_key_is_refused_naming_it_and_listing_known_keys() {
+    let fx = fixture(&[("a.txt", "a")]);
+    let r = fx
+        .session
+        .call(resolve_engine::Actor::Agent, TOOL, json!({"file": "a.txt", "find": "a", "replace": "b"}))
+        .await;
+    assert_eq!(
+        r.text_content(),
+        "Unknown parameter `file` for `batch_rename_preview`: known parameters are `files`, `find`, `replace`. Did you mean `files`?"
+    );
+    assert_eq!(r.error_code.as_deref(), Some("invalid_params"));
+    assert!(fx.actions().is_empty());
+}
+
+#[tokio::test]
+async fn parameter_messages_name_the_field_and_the_bad_value() {
+    let fx = fixture(&[("a.txt", "a")]);
+    let cases = [
+        (
+            json!({"find": "a", "replace": "b"}),
+            "`files` is required: one path or glob relative to the workspace (`photos/*.jpg`), or a list of them.",
+        ),
+        (json!({"files": 3, "find": "a", "replace": "b"}), "`files` must be a path or glob, or a list of them, got 3."),
+        (json!({"files": [], "find": "a", "replace": "b"}), "`files` must name at least one path or glob, got []."),
+        (
+            json!({"files": ["a.txt", ""], "find": "a", "replace": "b"}),
+            "`files[1]` must be a non-empty path or glob, got \"\".",
+        ),
+        (
+            json!({"files": "a.txt", "replace": "b"}),
+            "`find` is required: a regular expression matched against each file name, e.g. `^IMG_(\\d+)`.",
+        ),
+        (
+            json!({"files": "a.txt", "find": "", "replace": "b"}),
+            "`find` must be a non-empty regular expression, got \"\".",
+        ),
+        (
+            json!({"files": "a.txt", "find": false, "replace": "b"}),
+            "`find` must be a string (a regular expression), got false.",
+        ),
+        (
+            json!({"files": "a.txt", "find": "a"}),
+            "`replace` is required: the replacement for every match (may be empty; `$1` inserts a capture group).",
+        ),
+        (
+            json!({"files": "a.txt", "find": "a", "replace": null}),
+            "`replace` must be a string (it may be empty), got null.",
+        ),
+    ];
+    for (params, want) in cases {
+        let r = fx.session.call(resolve_engine::Actor::Agent, TOOL, params.clone()).await;
+        assert_eq!(r.text_content(), want, "message for {params}");
+        assert_eq!(r.error_code.as_deref(), Some("invalid_params"), "{params}");
+    }
+    assert!(fx.actions().is_empty());
+}
+
+#[tokio::test]
+async fn reject_reports_the_reason_byte_for_byte() {
+    let fx = fixture(&[("a.txt", "a")]);
+    fx.preview(json!("a.txt"), "a", "b").await;
+    let reason = "  not now \n\tlater\n";
+    let r = fx.discard(reason).await;
+    assert_eq!(r.text_content(), format!("Discarded batch rename of 1 file. Reason: {reason}"));
+}
