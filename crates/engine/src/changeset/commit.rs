@@ -1,5 +1,5 @@
 //! The commit, in four phases, each ending with the folders it changed synced and its mark
-//! in the intent record ([`super::intent`]):
+//! in the intent record (`super::intent`):
 //! 1. **staging** — the folders for new files are created and every new content is written
 //!    to a temporary file beside its target, created with the target's mode (and owner),
 //!    then synced;
@@ -11,7 +11,7 @@
 //!    since the preview (`RENAME_NOREPLACE`);
 //! 4. **clean-up** — the backups are removed and the record deleted.
 //!
-//! Any failure before the `committed` mark is undone by [`super::rollback`], which reads
+//! Any failure before the `committed` mark is undone by `super::rollback`, which reads
 //! the disk and the phase, never an in-memory journal: the same code finishes an apply that
 //! a killed process left half-done.
 

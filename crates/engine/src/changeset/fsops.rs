@@ -29,7 +29,7 @@ pub(super) struct Tree {
     root_path: PathBuf,
     root: OwnedFd,
     dirs: HashMap<String, OwnedFd>,
-    /// Folders changed (an entry added, removed or renamed): synced by [`Tree::sync_changed`].
+    /// Folders changed (an entry added, removed or renamed): synced by `Tree::sync_changed`.
     changed: Vec<String>,
     /// This tree made every change the apply made (not a recovery in a new process): a
     /// folder it never opened holds nothing of the apply's.

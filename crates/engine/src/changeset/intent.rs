@@ -6,7 +6,7 @@
 //! involved were synced): `staged` (every new content is in a synced temporary file),
 //! `parked` (every rename source is under its parking name), `committed` (every file is in
 //! place). With that, the state of every file on disk is unambiguous at any instant, and
-//! [`super::rollback`] can finish an apply that a killed process left half-done.
+//! `super::rollback` can finish an apply that a killed process left half-done.
 
 use std::fs;
 use std::io::{self, Write};

@@ -2,24 +2,24 @@
 //!
 //! A tool that previews file changes records them here, each pinned to the content it read:
 //! an edit keeps the exact bytes the preview saw (`before`) and the bytes to write (`after`).
-//! [`ChangeSet::apply`] then, holding the workspace lock ([`lock`]):
+//! [`ChangeSet::apply`] then, holding the workspace lock (`lock`):
 //! 1. **verifies** every entry against the disk (hash of the current bytes == hash of
 //!    `before`; a create's target still missing; a rename's source still there with the same
 //!    type and content; every file writable by this user, its owner keepable, not
 //!    hard-linked) and refuses with the list — nothing is written;
-//! 2. writes the **intent record** ([`intent`]) and commits in recorded phases
-//!    ([`commit`]): staged temporaries, parked rename sources, then each file moved aside
+//! 2. writes the **intent record** (`intent`) and commits in recorded phases
+//!    (`commit`): staged temporaries, parked rename sources, then each file moved aside
 //!    (its backup hashed again: a racing save is caught and kept) and the new one moved in
 //!    without replacing anything that appeared;
-//! 3. on any failure, **rolls back** from the disk and the record ([`rollback`]); a process
+//! 3. on any failure, **rolls back** from the disk and the record (`rollback`); a process
 //!    killed midway is rolled back by the next open of the workspace ([`recovery`]).
 //!
 //! Paths are workspace-relative with `/`; every one is resolved through [`Workspace`], and
 //! every operation is made relative to folder handles opened without following symlinks
-//! ([`fsops`]).
+//! (`fsops`).
 //!
-//! Files: [`plan`] (verification), [`intent`], [`commit`], [`rollback`], [`recovery`],
-//! [`lock`], [`fsops`], [`metadata`] (per-file summaries and totals).
+//! Files: `plan` (verification), `intent`, `commit`, `rollback`, [`recovery`],
+//! `lock`, `fsops`, `metadata` (per-file summaries and totals).
 
 mod commit;
 mod fsops;

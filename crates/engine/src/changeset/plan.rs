@@ -1,5 +1,5 @@
 //! Verification: every entry of a change set checked against the disk before anything is
-//! written. The result is the list of steps [`super::commit`] carries out (workspace-relative
+//! written. The result is the list of steps `super::commit` carries out (workspace-relative
 //! paths, each with the hash it must still have), or the refusal (stale, read-only, a file
 //! that cannot be replaced without changing it, invalid) with nothing written.
 

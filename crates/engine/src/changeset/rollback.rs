@@ -4,7 +4,7 @@
 //! phase it reached says how to read the disk. Names are unique to the apply, so "the
 //! backup exists" means "the file was moved aside", "the temporary is gone" means "the new
 //! file was moved in", and so on. The same functions undo a failed commit in the running
-//! process and finish an apply a killed process left behind ([`super::recovery`]).
+//! process and finish an apply a killed process left behind (`super::recovery`).
 //!
 //! Rolling back never replaces a file that someone else changed meanwhile: where putting a
 //! file back would overwrite content that is neither the previewed nor the new one, the old
