@@ -120,8 +120,9 @@ impl Conversation {
     /// `reason`, so each goes into the history), then forgets the messages.
     pub async fn start_new(&self, session: &Session, reason: Option<&str>) -> Result<Vec<String>, IpcError> {
         let pending = session.store().len();
-        let reason = reason.map(str::trim).unwrap_or_default();
-        if pending > 0 && reason.is_empty() {
+        // Passed on byte for byte (SPEC §4); only a blank one is refused.
+        let reason = reason.unwrap_or_default();
+        if pending > 0 && reason.trim().is_empty() {
             return Err(IpcError::new(
                 IpcErrorCode::ReasonRequired,
                 format!(

@@ -410,15 +410,18 @@ fn new_conversation_discards_pending_actions_into_the_history_after_asking_for_a
     let app = start();
     let err = invoke(&app, "new_conversation", json!({"discardReason": null})).unwrap_err();
     assert_eq!(err["code"], "reasonRequired", "{err}");
+    let err = invoke(&app, "new_conversation", json!({"discardReason": " \n\t"})).unwrap_err();
+    assert_eq!(err["code"], "reasonRequired", "a blank reason is no reason: {err}");
     assert_eq!(invoke(&app, "list_actions", json!({})).unwrap()["actions"].as_array().unwrap().len(), 2);
-    let out =
-        invoke(&app, "new_conversation", json!({"discardReason": "Discarded: new conversation started"})).unwrap();
+    // The reason is passed on byte for byte (SPEC §4), spaces and newline included.
+    let reason = "  Discarded: new conversation started\n";
+    let out = invoke(&app, "new_conversation", json!({"discardReason": reason})).unwrap();
     assert_eq!(out["discarded"].as_array().unwrap().len(), 2, "{out}");
     assert_eq!(invoke(&app, "list_actions", json!({})).unwrap()["actions"].as_array().unwrap().len(), 0);
     let history = invoke(&app, "list_history", json!({})).unwrap();
     for h in history.as_array().unwrap() {
         assert_eq!(h["action"], "discard");
-        assert_eq!(h["reason"], "Discarded: new conversation started");
+        assert_eq!(h["reason"], reason);
         assert_eq!(h["decidedBy"], "person");
     }
     assert!(app.ws.path().join("photos/IMG_1.JPG").exists(), "nothing applied");
