@@ -14,7 +14,8 @@ cargo test --workspace --quiet
 echo "== UI unit tests (vitest)"
 (cd ui && npm test --silent)
 
-echo "== end to end (real app under Xvfb; rdesk is the one cargo test built)"
+echo "== end to end (real app under Xvfb; rdesk and apply-probe are the ones cargo test built)"
 cargo build -p resolve-desk --quiet
-RESOLVE_DESK_BIN="$CARGO_TARGET_DIR/debug/resolve-desk" RDESK_BIN="$CARGO_TARGET_DIR/debug/rdesk" xvfb-run -a --server-args="-screen 0 1400x900x24" \
+RESOLVE_DESK_BIN="$CARGO_TARGET_DIR/debug/resolve-desk" RDESK_BIN="$CARGO_TARGET_DIR/debug/rdesk" \
+  RD_APPLY_PROBE="$CARGO_TARGET_DIR/debug/apply-probe" xvfb-run -a --server-args="-screen 0 1400x900x24" \
   npm --prefix tests/e2e test --silent
