@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
-use resolve_engine::{render_resolve_header, Actor, HistoryEntry, ResolveAction, ResolveDetails};
+use resolve_engine::{render_resolve_header, Actor, HistoryEntry, Recovery, ResolveAction, ResolveDetails};
 use rusqlite::{params, Connection};
 
 /// One recorded decision.
@@ -59,6 +59,27 @@ impl Decision {
             is_error: h.is_error,
             text: h.text.clone(),
             client: h.client.clone(),
+        }
+    }
+
+    /// The row of an apply that a killed process interrupted and that opening `workspace`
+    /// recovered: a failed apply with the reason [`Recovery::REASON`] (never an applied one),
+    /// dated when the apply started, with the recovery's message as its text.
+    pub fn interrupted(workspace: &str, recovery: &Recovery) -> Decision {
+        let c = recovery.context.as_ref();
+        let unknown = || "(unknown)".to_string();
+        Decision {
+            workspace: workspace.to_string(),
+            at_ms: recovery.started_at.timestamp_millis(),
+            actor: c.and_then(|c| c.actor).unwrap_or(Actor::Script),
+            action: ResolveAction::Apply,
+            action_id: c.map(|c| c.action_id.clone()).unwrap_or_default(),
+            label: c.map(|c| c.label.clone()).unwrap_or_else(unknown),
+            source_tool_name: c.map(|c| c.source_tool_name.clone()).unwrap_or_else(unknown),
+            reason: Recovery::REASON.to_string(),
+            is_error: true,
+            text: recovery.message(),
+            client: c.and_then(|c| c.client.clone()),
         }
     }
 
@@ -163,6 +184,8 @@ pub enum JournalError {
     TooNew { path: String, found: i64, known: i64 },
     #[error("cannot update the decision journal {path} to schema version {version}: {source}")]
     Migrate { path: String, version: i64, source: rusqlite::Error },
+    #[error("cannot start the decision journal's writer thread: {0}")]
+    Thread(std::io::Error),
     #[error("decision journal error: {0}")]
     Sql(#[from] rusqlite::Error),
 }
@@ -339,7 +362,7 @@ pub struct Writer {
 
 impl Writer {
     /// Starts the writer thread for `journal`; `report` is called on that thread after each write.
-    pub fn spawn(journal: std::sync::Arc<Journal>, report: WriteReport) -> std::io::Result<Writer> {
+    pub fn spawn(journal: std::sync::Arc<Journal>, report: WriteReport) -> Result<Writer, JournalError> {
         let (tx, rx) = mpsc::channel::<Job>();
         let j = journal.clone();
         let thread = std::thread::Builder::new().name("rd-journal".into()).spawn(move || {
@@ -351,7 +374,8 @@ impl Writer {
                     }
                 }
             }
-        })?;
+        });
+        let thread = thread.map_err(JournalError::Thread)?;
         Ok(Writer { tx: Mutex::new(Some(tx)), thread: Mutex::new(Some(thread)), journal })
     }
 
@@ -667,5 +691,40 @@ mod tests {
         let ids: Vec<&str> = merged.iter().map(|r| r.entry.details.action_id.as_str()).collect();
         assert_eq!(ids, vec!["new-2", "new-1", "old-1"]);
         assert!(!merged[1].earlier_session);
+    }
+
+    #[test]
+    fn an_interrupted_apply_is_journalled_as_failed_with_the_reason_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open(&dir.path().join("j.sqlite3")).unwrap();
+        let started_at = chrono::DateTime::from_timestamp_millis(1_700_000_000_000).unwrap();
+        let recovery = Recovery {
+            context: Some(resolve_engine::ApplyContext {
+                action_id: "pa-1".into(),
+                label: "AST Edit: 2 replacements in 1 file".into(),
+                source_tool_name: "ast_edit".into(),
+                actor: Some(Actor::Agent),
+                client: Some("claude-code".into()),
+            }),
+            outcome: resolve_engine::RecoveryOutcome::RolledBack,
+            started_at,
+            files: 2,
+            problems: vec![],
+        };
+        j.record(&Decision::interrupted("/w", &recovery)).unwrap();
+        let unknown =
+            Recovery { context: None, started_at: started_at - chrono::Duration::seconds(1), ..recovery.clone() };
+        j.record(&Decision::interrupted("/w", &unknown)).unwrap();
+        let h = j.history("/w", &[], 10).unwrap();
+        let e = &h[0].entry;
+        assert!(e.is_error, "never shown as applied");
+        assert_eq!(e.details.reason, "interrupted");
+        assert_eq!(e.details.action, ResolveAction::Apply);
+        assert_eq!(e.text, recovery.message());
+        assert_eq!((e.actor, e.client.as_deref()), (Actor::Agent, Some("claude-code")));
+        assert_eq!(e.at, started_at);
+        assert!(e.header.starts_with("Error: Applying \"AST Edit"), "{}", e.header);
+        let e = &h[1].entry;
+        assert_eq!((e.actor, e.details.label.as_str(), e.is_error), (Actor::Script, "(unknown)", true));
     }
 }
