@@ -101,9 +101,19 @@ pub fn journal_unopenable(path: &Path, error: &resolve_journal::JournalError) ->
         level: NoticeLevel::Error,
         title: NOT_SAVED.into(),
         message: format!(
-            "{error}. Decisions made now are in this session's history only and are lost when Resolve Desk closes.{todo}"
+            "{}. Decisions made now are in this session's history only and are lost when Resolve Desk closes.{todo}",
+            sentence(&error.to_string())
         ),
         dismissible: false,
+    }
+}
+
+/// `text` with its first letter upper-case (library errors start lower-case).
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 

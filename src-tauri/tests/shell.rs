@@ -339,7 +339,7 @@ fn a_journal_that_cannot_be_opened_is_a_banner_that_stays_and_names_the_file() {
     assert_eq!(n["title"], "Decisions are not being saved");
     let message = n["message"].as_str().unwrap();
     let db = blocked.join("journal.sqlite3").display().to_string();
-    assert!(message.contains(&format!("cannot open the decision journal {db}")), "names the file: {message}");
+    assert!(message.starts_with(&format!("Cannot open the decision journal {db}")), "names the file: {message}");
     assert!(message.contains("restart Resolve Desk"), "says what to do: {message}");
     let err = invoke(&app, "dismiss_notice", json!({"id": "journal"})).unwrap_err();
     assert_eq!(err["code"], "invalidParams", "it stays while the journal is broken: {err}");

@@ -12,7 +12,7 @@ const JOURNAL: Notice = {
   level: 'error',
   title: 'Decisions are not being saved',
   message:
-    'cannot open the decision journal /home/me/.local/share/resolve-desk/journal.sqlite3: unable to open database file. ' +
+    'Cannot open the decision journal /home/me/.local/share/resolve-desk/journal.sqlite3: unable to open database file. ' +
     'Decisions made now are in this session\'s history only and are lost when Resolve Desk closes. Check that ' +
     '/home/me/.local/share/resolve-desk is a folder you can write to and that the disk is not full, then restart Resolve Desk.',
   dismissible: false,
