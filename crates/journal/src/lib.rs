@@ -609,6 +609,41 @@ mod tests {
     }
 
     #[test]
+    fn an_old_journal_held_by_another_program_is_still_switched_to_wal() {
+        // A rollback-journal file locked by another program: the switch to WAL needs an
+        // exclusive lock. When busy_timeout came after it, the pragma gave up at once and
+        // silently left the journal out of WAL mode.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite3");
+        write_unversioned_journal(&path);
+        let holder = Connection::open(&path).unwrap();
+        holder.execute_batch("BEGIN EXCLUSIVE; INSERT INTO decisions (workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text) VALUES ('/w', 3, 'person', 'discard', 'held-1', 'l', 's', 'r', 0, 't');").unwrap();
+        let (started_tx, started) = mpsc::channel();
+        let (done_tx, done) = mpsc::channel();
+        let p = path.clone();
+        let opener = std::thread::spawn(move || {
+            started_tx.send(()).unwrap();
+            let result = Journal::open(&p);
+            done_tx.send(()).unwrap();
+            result
+        });
+        started.recv().unwrap();
+        assert_eq!(
+            done.recv_timeout(Duration::from_millis(300)),
+            Err(mpsc::RecvTimeoutError::Timeout),
+            "the open returned while another program held the database"
+        );
+        holder.execute_batch("COMMIT").unwrap();
+        drop(holder);
+        let j = opener.join().unwrap().expect("the open waits for the lock and then succeeds");
+        let mode: String =
+            Connection::open(&path).unwrap().pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal", "the journal is in WAL mode once the other program let go");
+        let ids: Vec<String> = j.decisions("/w", 10).unwrap().into_iter().map(|d| d.action_id).collect();
+        assert_eq!(ids, vec!["held-1", "old-1"]);
+    }
+
+    #[test]
     fn a_write_waits_for_a_write_lock_held_by_another_connection() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j.sqlite3");
