@@ -21,6 +21,8 @@ fn main() {
         "get_conversation",
         "get_agent_settings",
         "save_agent_settings",
+        "list_notices",
+        "dismiss_notice",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

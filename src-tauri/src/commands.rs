@@ -231,3 +231,13 @@ pub async fn save_agent_settings(
     config.save(state.config_dir()).map_err(settings_error)?;
     Ok(convert::agent_settings(&config, state.config_dir()))
 }
+
+#[tauri::command]
+pub async fn list_notices(state: State<'_, AppState>) -> Result<Vec<wire::Notice>> {
+    Ok(state.notices().list())
+}
+
+#[tauri::command]
+pub async fn dismiss_notice(state: State<'_, AppState>, id: String) -> Result<Vec<wire::Notice>> {
+    state.notices().dismiss(&id)
+}

@@ -12,6 +12,7 @@
 //! - [`agent`]: the conversation with the model per session (turns in a spawned task,
 //!   events → `agent-event`, Stop, new conversation)
 //! - [`demo`]: the built-in demo workspace
+//! - [`notices`]: banners for the window (a broken decision journal, a recovered apply)
 //! - [`mcp_socket`]: the user-only socket coding agents join the open session through (MCP)
 //! - [`args`]: the command line (`resolve-desk [WORKSPACE] [--script FILE] …`)
 
@@ -22,6 +23,7 @@ pub mod convert;
 pub mod demo;
 pub mod events;
 pub mod mcp_socket;
+pub mod notices;
 pub mod state;
 
 use tauri::{Manager, Runtime};
@@ -51,6 +53,8 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             commands::get_conversation,
             commands::get_agent_settings,
             commands::save_agent_settings,
+            commands::list_notices,
+            commands::dismiss_notice,
         ])
         .setup(|app| {
             let handle = app.handle().clone();

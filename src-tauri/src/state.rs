@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use resolve_engine::{Actor, ResolvePolicy, Session};
-use resolve_journal::Journal;
+use resolve_engine::{Actor, Recovery, ResolvePolicy, Session};
+use resolve_journal::{Decision, Journal, Writer};
 use resolve_protocol::{IpcError, IpcErrorCode, SessionInfo};
 use tauri::async_runtime::JoinHandle;
 use tokio::sync::RwLock;
@@ -13,6 +13,7 @@ use tokio::sync::RwLock;
 use crate::agent::Conversation;
 use crate::args::Args;
 use crate::events::{self, Emitter};
+use crate::notices::{self, Notices};
 
 /// What is open now.
 pub struct Current {
@@ -33,9 +34,12 @@ pub struct AppState {
     policy: ResolvePolicy,
     recents: Recents,
     emitter: Mutex<Option<Emitter>>,
-    /// The decision journal (SQLite); `None` when it could not be opened (the app still
-    /// works, the history is then this session's only).
-    journal: Option<Arc<Journal>>,
+    /// The decision journal (SQLite), written on its own thread; `None` when it could not be
+    /// opened (the app still works, the history is then this session's only, and a banner
+    /// says so).
+    journal: Option<Arc<Writer>>,
+    /// Banners for the window (see `notices`).
+    notices: Arc<Notices>,
     /// Where the agent settings live (`<config_dir>/resolve-desk/agent.json`).
     config_dir: PathBuf,
 }
@@ -45,16 +49,11 @@ impl AppState {
     pub async fn start(args: &Args) -> Result<AppState, String> {
         let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
         let recents = Recents::new(data_dir.clone());
-        let journal = match Journal::open(&data_dir.join("journal.sqlite3")) {
-            Ok(j) => Some(Arc::new(j)),
-            Err(e) => {
-                eprintln!("resolve-desk: {e}; decisions of this session will not be kept after it closes");
-                None
-            }
-        };
+        let notices = Arc::new(Notices::default());
+        let journal = open_journal(&data_dir.join("journal.sqlite3"), &notices);
         let current = match &args.workspace {
-            Some(path) => open_session(path, args.policy, journal.clone()).await.map_err(|e| e.message)?,
-            None => open_demo(args.policy).await?,
+            Some(path) => open_session(path, args.policy, journal.clone(), &notices).await.map_err(|e| e.message)?,
+            None => open_demo(args.policy, &notices).await?,
         };
         if !current.is_demo {
             recents.add(current.session.workspace().root());
@@ -83,6 +82,7 @@ impl AppState {
             recents,
             emitter: Mutex::new(None),
             journal,
+            notices,
             config_dir,
         })
     }
@@ -97,6 +97,7 @@ impl AppState {
     pub async fn start_forwarding<R: tauri::Runtime>(&self, app: tauri::AppHandle<R>) {
         let emitter = events::emitter(app);
         *self.emitter.lock().unwrap_or_else(|p| p.into_inner()) = Some(emitter.clone());
+        self.notices.set_emitter(emitter.clone());
         let mut current = self.current.write().await;
         current.forwarder = Some(events::forward_queue(current.session.clone(), emitter));
     }
@@ -119,7 +120,7 @@ impl AppState {
     /// Closes the current session (its pending actions are dropped, never applied) and
     /// opens `path`.
     pub async fn switch(&self, path: &Path) -> Result<SessionInfo, IpcError> {
-        let mut next = open_session(path, self.policy, self.journal.clone()).await?;
+        let mut next = open_session(path, self.policy, self.journal.clone(), &self.notices).await?;
         let (old_mcp, old_session) = {
             let mut c = self.current.write().await;
             (c.mcp.take(), c.session.clone())
@@ -165,6 +166,16 @@ impl AppState {
         self.recents.list()
     }
 
+    /// The banners to show now.
+    pub fn notices(&self) -> &Arc<Notices> {
+        &self.notices
+    }
+
+    /// The journal's writer, when the journal could be opened.
+    pub fn journal(&self) -> Option<&Arc<Writer>> {
+        self.journal.as_ref()
+    }
+
     /// Decisions in the open workspace, newest first: the journal's merged history (this
     /// session's and earlier ones) when there is a journal and this is not the demo, else
     /// this session's.
@@ -172,12 +183,23 @@ impl AppState {
         let (session, is_demo) = self.session().await;
         let current = session.history();
         let this_session = || current.iter().map(|h| crate::convert::history_entry(h, false)).collect();
-        let Some(journal) = self.journal.as_ref().filter(|_| !is_demo) else { return this_session() };
+        let Some(writer) = self.journal.clone().filter(|_| !is_demo) else { return this_session() };
         let root = session.workspace().root().display().to_string();
-        match journal.history(&root, &current, 500) {
-            Ok(rows) => rows.iter().map(|r| crate::convert::history_entry(&r.entry, r.earlier_session)).collect(),
-            Err(e) => {
+        // SQLite blocks: off the async workers. Writes queued before this read come first.
+        let entries = current.clone();
+        let rows = tauri::async_runtime::spawn_blocking(move || {
+            writer.flush();
+            writer.journal().history(&root, &entries, 500)
+        })
+        .await;
+        match rows {
+            Ok(Ok(rows)) => rows.iter().map(|r| crate::convert::history_entry(&r.entry, r.earlier_session)).collect(),
+            Ok(Err(e)) => {
                 eprintln!("resolve-desk: {e}");
+                this_session()
+            }
+            Err(e) => {
+                eprintln!("resolve-desk: the history read failed: {e}");
                 this_session()
             }
         }
@@ -196,11 +218,55 @@ fn session_info(c: &Current) -> SessionInfo {
     }
 }
 
-/// Opens a session on `path` with every built-in tool loaded; its decisions go to `journal`.
+/// Opens the decision journal at `path` and its writer thread. A journal that cannot be
+/// opened, or a write that fails, becomes a banner that stays while the journal is broken (a
+/// later successful write removes it).
+pub fn open_journal(path: &Path, notices: &Arc<Notices>) -> Option<Arc<Writer>> {
+    let journal = match Journal::open(path) {
+        Ok(j) => Arc::new(j),
+        Err(e) => {
+            eprintln!("resolve-desk: {e}; decisions of this session will not be kept after it closes");
+            notices.show(notices::journal_unopenable(path, &e));
+            return None;
+        }
+    };
+    let n = notices.clone();
+    let report = Box::new(move |path: &Path, result: Result<(), &resolve_journal::JournalError>| match result {
+        Ok(()) => n.remove(notices::JOURNAL),
+        Err(e) => {
+            eprintln!("resolve-desk: could not journal a decision: {e}");
+            n.show(notices::journal_write_failed(path, e));
+        }
+    });
+    match Writer::spawn(journal, report) {
+        Ok(w) => Some(Arc::new(w)),
+        Err(e) => {
+            eprintln!("resolve-desk: {e}; decisions of this session will not be kept after it closes");
+            notices.show(notices::journal_unopenable(path, &e));
+            None
+        }
+    }
+}
+
+/// Tells the person about an apply that opening the workspace at `root` recovered (an
+/// interrupted apply, see `Session::recovery`): journals it as a failed apply with the reason
+/// `interrupted` and shows a banner with its message. Nothing when `recovery` is `None`.
+pub fn report_recovery(recovery: Option<&Recovery>, root: &str, journal: Option<&Writer>, notices: &Notices) {
+    let Some(recovery) = recovery else { return };
+    eprintln!("resolve-desk: {}", recovery.message());
+    if let Some(journal) = journal {
+        journal.record(Decision::interrupted(root, recovery));
+    }
+    notices.show(notices::recovered(recovery));
+}
+
+/// Opens a session on `path` with every built-in tool loaded; its decisions go to `journal`;
+/// an interrupted apply recovered there is journalled and shown (see [`report_recovery`]).
 pub async fn open_session(
     path: &Path,
     policy: ResolvePolicy,
-    journal: Option<Arc<Journal>>,
+    journal: Option<Arc<Writer>>,
+    notices: &Notices,
 ) -> Result<Current, IpcError> {
     let session = Session::open(path, policy).map_err(|e| {
         let code = match e {
@@ -213,13 +279,13 @@ pub async fn open_session(
         IpcError::new(code, format!("Cannot open workspace {}: {e}", path.display()))
     })?;
     load_tools(&session).map_err(|e| IpcError::new(IpcErrorCode::Internal, e))?;
+    let root = session.workspace().root().display().to_string();
+    report_recovery(session.recovery(), &root, journal.as_deref(), notices);
     if let Some(journal) = journal {
-        let root = session.workspace().root().display().to_string();
+        // Queued, not written here: the observer runs inside the call, on an async worker.
         session.observe(move |entry| {
             let Some(h) = resolve_engine::HistoryEntry::from_transcript(entry) else { return };
-            if let Err(e) = journal.record(&resolve_journal::Decision::of(&root, &h)) {
-                eprintln!("resolve-desk: could not journal a decision: {e}");
-            }
+            journal.record(Decision::of(&root, &h));
         });
     }
     Ok(Current {
@@ -239,14 +305,14 @@ pub fn load_tools(session: &Session) -> Result<(), String> {
     Ok(())
 }
 
-async fn open_demo(policy: ResolvePolicy) -> Result<Current, String> {
+async fn open_demo(policy: ResolvePolicy, notices: &Notices) -> Result<Current, String> {
     let dir = tempfile::Builder::new()
         .prefix("resolve-desk-demo-")
         .tempdir()
         .map_err(|e| format!("cannot create the demo folder: {e}"))?;
     crate::demo::write_files(dir.path()).map_err(|e| format!("cannot write the demo project: {e}"))?;
     // The demo's decisions are not journalled: its folder is new and temporary each time.
-    let mut current = open_session(dir.path(), policy, None).await.map_err(|e| e.message)?;
+    let mut current = open_session(dir.path(), policy, None, notices).await.map_err(|e| e.message)?;
     resolve_agent::run_script(&current.session, Actor::Script, crate::demo::SCRIPT.as_bytes(), |step| {
         if step.is_error {
             eprintln!("resolve-desk: demo step {} ({}) failed: {}", step.step, step.tool, step.text);

@@ -258,6 +258,94 @@ fn decisions_are_journalled_and_shown_after_a_restart() {
     );
 }
 
+// ---- notices: banners from the backend ----
+
+fn recovery(label: &str) -> resolve_engine::Recovery {
+    resolve_engine::Recovery {
+        context: Some(resolve_engine::ApplyContext {
+            action_id: "pa-old-7".into(),
+            label: label.into(),
+            source_tool_name: "ast_edit".into(),
+            actor: Some(resolve_engine::Actor::Person),
+            client: None,
+        }),
+        outcome: resolve_engine::RecoveryOutcome::RolledBack,
+        started_at: chrono::Utc::now() - chrono::Duration::minutes(5),
+        files: 3,
+        problems: vec![],
+    }
+}
+
+#[test]
+fn a_recovered_apply_is_in_the_history_as_failed_interrupted_and_a_dismissible_banner() {
+    use tauri::Manager;
+    let app = start();
+    assert_eq!(invoke(&app, "list_notices", json!({})).unwrap(), json!([]), "nothing to say on a clean start");
+    let root = invoke(&app, "get_session", json!({})).unwrap()["workspaceRoot"].as_str().unwrap().to_string();
+    let r = recovery("AST Edit: 3 replacements in 3 files");
+    {
+        let state = app._app.state::<AppState>();
+        resolve_desk::state::report_recovery(Some(&r), &root, state.journal().map(|w| &**w), state.notices());
+        resolve_desk::state::report_recovery(None, &root, state.journal().map(|w| &**w), state.notices());
+    }
+    let history = invoke(&app, "list_history", json!({})).unwrap();
+    let entries = history.as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{history}");
+    let e = &entries[0];
+    assert_eq!((&e["action"], &e["isError"], &e["reason"]), (&json!("apply"), &json!(true), &json!("interrupted")));
+    assert_eq!(e["text"], r.message());
+    assert_eq!(e["label"], "AST Edit: 3 replacements in 3 files");
+    assert_eq!(e["decidedBy"], "person");
+    let notices = invoke(&app, "list_notices", json!({})).unwrap();
+    assert_eq!(notices.as_array().unwrap().len(), 1, "{notices}");
+    assert_eq!(notices[0]["id"], "recovery");
+    assert_eq!(notices[0]["message"], r.message());
+    assert_eq!(notices[0]["dismissible"], true);
+    assert_eq!(invoke(&app, "dismiss_notice", json!({"id": "recovery"})).unwrap(), json!([]));
+    assert_eq!(invoke(&app, "list_notices", json!({})).unwrap(), json!([]));
+
+    // After a restart the interrupted apply is still a failed one, never an applied one.
+    let App { _app, webview, ws, _data } = app;
+    drop(webview);
+    drop(_app);
+    let again = start_in(ws, _data);
+    let history = invoke(&again, "list_history", json!({})).unwrap();
+    assert_eq!((&history[0]["isError"], &history[0]["reason"]), (&json!(true), &json!("interrupted")), "{history}");
+    assert_eq!(history[0]["earlierSession"], true);
+}
+
+#[test]
+fn a_journal_that_cannot_be_opened_is_a_banner_that_stays_and_names_the_file() {
+    let data = tempfile::tempdir().unwrap();
+    // The data folder is a file: nothing can be created inside it.
+    let blocked = data.path().join("not-a-folder");
+    fs::write(&blocked, "x").unwrap();
+    let ws = fixture_ws();
+    let args = Args {
+        workspace: Some(ws.path().to_path_buf()),
+        script: None,
+        policy: resolve_engine::ResolvePolicy::Human,
+        data_dir: Some(blocked.clone()),
+        config_dir: Some(data.path().join("config")),
+    };
+    let state = tauri::async_runtime::block_on(AppState::start(&args)).expect("the app starts without its journal");
+    let app = resolve_desk::builder(mock_builder(), state).build(mock_context(noop_assets())).expect("app builds");
+    let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("window");
+    let app = App { _app: app, webview, ws, _data: data };
+    let notices = invoke(&app, "list_notices", json!({})).unwrap();
+    assert_eq!(notices.as_array().unwrap().len(), 1, "{notices}");
+    let n = &notices[0];
+    assert_eq!((&n["id"], &n["level"], &n["dismissible"]), (&json!("journal"), &json!("error"), &json!(false)));
+    assert_eq!(n["title"], "Decisions are not being saved");
+    let message = n["message"].as_str().unwrap();
+    let db = blocked.join("journal.sqlite3").display().to_string();
+    assert!(message.starts_with(&format!("Cannot open the decision journal {db}")), "names the file: {message}");
+    assert!(message.contains("restart Resolve Desk"), "says what to do: {message}");
+    let err = invoke(&app, "dismiss_notice", json!({"id": "journal"})).unwrap_err();
+    assert_eq!(err["code"], "invalidParams", "it stays while the journal is broken: {err}");
+    assert_eq!(invoke(&app, "list_notices", json!({})).unwrap(), notices);
+}
+
 // ---- the agent in the window (against a local fake OpenAI-compatible server) ----
 
 use resolve_agent::fake::{FakeLlm, FakeReply};

@@ -173,6 +173,26 @@ test("without a workspace the app opens the demo with two previews queued", asyn
   await shot("demo.png");
 });
 
+test("a decision journal that cannot be opened is a banner at the top that cannot be dismissed", async () => {
+  await browser.deleteSession();
+  // The data folder is a file, so the journal inside it cannot be created.
+  const blocked = path.join(tempDir("rd-e2e-blocked-"), "not-a-folder");
+  fs.writeFileSync(blocked, "x");
+  const shop = freshShop();
+  browser = await startApp([shop, "--script", path.join(root, "tests/fixtures/shop.jsonl"), "--data-dir", blocked]);
+  await browser.setWindowSize(1400, 900).catch(() => {});
+  await waitForCards(3);
+  await browser.$('[data-testid="file-row"]').waitForDisplayed(WAIT);
+  const banner = await browser.$('[data-testid="notice"][data-id="journal"]');
+  await banner.waitForDisplayed(WAIT);
+  assert.equal(await banner.getAttribute("role"), "alert");
+  const message = await banner.$('[data-testid="notice-message"]').getText();
+  assert.ok(message.includes(path.join(blocked, "journal.sqlite3")), `names the database: ${message}`);
+  assert.ok(message.includes("restart Resolve Desk"), `says what to do: ${message}`);
+  assert.equal((await banner.$$('[data-testid="notice-dismiss"]')).length, 0, "no close button while the journal is broken");
+  await shot("journal-banner.png");
+});
+
 test("the agent: a prompt, the model's preview, its proposal, and the person's Apply is the model's answer", async () => {
   const llm = await startFakeLlm([
     toolCallReply(

@@ -76,6 +76,10 @@ fn run_inner(args: &mut AstEditArgs) -> Result<(), String> {
         None => default_root(&cwd, &mut args.paths),
     };
     let ws = Workspace::open(&root).map_err(|e| e.to_string())?;
+    if args.apply {
+        // An apply interrupted here by a killed process is finished before this one is planned.
+        crate::recovery::report(resolve_engine::recover(&ws).as_ref());
+    }
     let rel: Vec<String> = args
         .paths
         .iter()

@@ -26,6 +26,7 @@ mod agent;
 mod ast_edit;
 mod builtin;
 mod mcp;
+mod recovery;
 
 #[derive(Parser)]
 #[command(
@@ -116,6 +117,7 @@ fn main() -> ExitCode {
 fn open_session(workspace: &std::path::Path, policy: ResolvePolicy) -> Result<Session, String> {
     let session = Session::with_store(workspace, policy, PendingActionStore::with_id_prefix("pa-"))
         .map_err(|e| format!("cannot open workspace {}: {e}", workspace.display()))?;
+    recovery::report(session.recovery());
     builtin::load(&session).map_err(|e| format!("cannot load the built-in tools: {e}"))?;
     Ok(session)
 }

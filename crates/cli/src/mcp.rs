@@ -133,6 +133,8 @@ pub async fn run(args: McpArgs) -> ExitCode {
 fn open(workspace: &Path, policy: Policy) -> Result<Arc<Session>, String> {
     let session = Session::open(workspace, policy.engine())
         .map_err(|e| format!("cannot open workspace {}: {e}", workspace.display()))?;
+    // On stderr: stdout is the MCP protocol.
+    crate::recovery::report(session.recovery());
     builtin::load(&session).map_err(|e| format!("cannot load the built-in tools: {e}"))?;
     Ok(Arc::new(session))
 }

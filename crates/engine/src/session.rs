@@ -115,7 +115,7 @@ pub struct HistoryEntry {
     pub actor: Actor,
     pub at: DateTime<Utc>,
     /// The agent or MCP client that made the deciding call (under the `agent` policy), when
-    /// known; `None` for a person's or a script's decision and for the journal's rows.
+    /// known (the journal keeps it too); `None` for a person's or a script's decision.
     pub client: Option<String>,
     /// What an agent had proposed for the action, when one was waiting on the person.
     pub proposal: Option<Proposal>,

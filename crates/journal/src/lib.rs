@@ -8,12 +8,20 @@
 //!
 //! Invariants: rows are append-only; `workspace` is the canonical workspace root; times
 //! are unix milliseconds; readers get newest first.
+//!
+//! The database carries a schema version (`PRAGMA user_version`); [`Journal::open`] runs the
+//! numbered [`MIGRATIONS`] it has not seen yet, in one transaction, keeping every row. A
+//! database written by a newer Resolve Desk (a higher version) is refused, never changed.
+//! Another process holding the database is waited for ([`BUSY_TIMEOUT`], set before anything
+//! else touches the file). [`Writer`] writes decisions on a thread of its own, in order, so
+//! an async runtime's workers never wait on SQLite.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Mutex};
+use std::time::Duration;
 
-use resolve_engine::{render_resolve_header, Actor, HistoryEntry, ResolveAction, ResolveDetails};
+use resolve_engine::{render_resolve_header, Actor, HistoryEntry, Recovery, ResolveAction, ResolveDetails};
 use rusqlite::{params, Connection};
 
 /// One recorded decision.
@@ -32,6 +40,8 @@ pub struct Decision {
     /// A failed apply (the action stayed on the stack).
     pub is_error: bool,
     pub text: String,
+    /// The agent or MCP client that made the deciding call, when known (schema version 2).
+    pub client: Option<String>,
 }
 
 impl Decision {
@@ -48,6 +58,28 @@ impl Decision {
             reason: h.details.reason.clone(),
             is_error: h.is_error,
             text: h.text.clone(),
+            client: h.client.clone(),
+        }
+    }
+
+    /// The row of an apply that a killed process interrupted and that opening `workspace`
+    /// recovered: a failed apply with the reason [`Recovery::REASON`] (never an applied one),
+    /// dated when the apply started, with the recovery's message as its text.
+    pub fn interrupted(workspace: &str, recovery: &Recovery) -> Decision {
+        let c = recovery.context.as_ref();
+        let unknown = || "(unknown)".to_string();
+        Decision {
+            workspace: workspace.to_string(),
+            at_ms: recovery.started_at.timestamp_millis(),
+            actor: c.and_then(|c| c.actor).unwrap_or(Actor::Script),
+            action: ResolveAction::Apply,
+            action_id: c.map(|c| c.action_id.clone()).unwrap_or_default(),
+            label: c.map(|c| c.label.clone()).unwrap_or_else(unknown),
+            source_tool_name: c.map(|c| c.source_tool_name.clone()).unwrap_or_else(unknown),
+            reason: Recovery::REASON.to_string(),
+            is_error: true,
+            text: recovery.message(),
+            client: c.and_then(|c| c.client.clone()),
         }
     }
 
@@ -67,7 +99,7 @@ impl Decision {
             is_error: self.is_error,
             actor: self.actor,
             at: chrono::DateTime::from_timestamp_millis(self.at_ms).unwrap_or_default(),
-            client: None,
+            client: self.client.clone(),
             proposal: None,
         }
     }
@@ -83,13 +115,16 @@ pub struct Recorded {
 
 /// The history of a workspace, newest first: the journal's rows, where this session's own
 /// decisions (`current`, which keep who asked and what it proposed) replace their rows; an
-/// action this session never decided is from an earlier session.
+/// action this session never decided is from an earlier session. A decision of this session
+/// that has no row (its write failed) is still listed, in its place by time.
 pub fn merge(current: &[HistoryEntry], rows: &[Decision]) -> Vec<Recorded> {
     let key = |id: &str, at_ms: i64, action: ResolveAction| (id.to_string(), at_ms, action);
     let here: HashMap<_, &HistoryEntry> =
         current.iter().map(|h| (key(&h.details.action_id, h.at.timestamp_millis(), h.details.action), h)).collect();
     let ids: HashSet<&str> = current.iter().map(|h| h.details.action_id.as_str()).collect();
-    rows.iter()
+    let in_rows: HashSet<_> = rows.iter().map(|d| key(&d.action_id, d.at_ms, d.action)).collect();
+    let mut out: Vec<Recorded> = rows
+        .iter()
         .map(|d| Recorded {
             entry: match here.get(&key(&d.action_id, d.at_ms, d.action)) {
                 Some(h) => (*h).clone(),
@@ -97,7 +132,17 @@ pub fn merge(current: &[HistoryEntry], rows: &[Decision]) -> Vec<Recorded> {
             },
             earlier_session: !ids.contains(d.action_id.as_str()),
         })
-        .collect()
+        .collect();
+    let missing: Vec<&HistoryEntry> = current
+        .iter()
+        .filter(|h| !in_rows.contains(&key(&h.details.action_id, h.at.timestamp_millis(), h.details.action)))
+        .collect();
+    if !missing.is_empty() {
+        out.extend(missing.into_iter().map(|h| Recorded { entry: h.clone(), earlier_session: false }));
+        // Stable: rows of one millisecond keep the journal's order.
+        out.sort_by_key(|r| std::cmp::Reverse(r.entry.at.timestamp_millis()));
+    }
+    out
 }
 
 fn actor_name(a: Actor) -> &'static str {
@@ -131,53 +176,107 @@ pub enum JournalError {
     Unknown { column: &'static str, value: String },
     #[error("cannot open the decision journal {path}: {source}")]
     Open { path: String, source: rusqlite::Error },
+    #[error(
+        "the decision journal {path} has schema version {found}, newer than this Resolve Desk knows (version {known}); \
+         it was written by a newer Resolve Desk. Update Resolve Desk, or move {path} aside to start a new journal \
+         (the old one is left as it is)"
+    )]
+    TooNew { path: String, found: i64, known: i64 },
+    #[error("cannot update the decision journal {path} to schema version {version}: {source}")]
+    Migrate { path: String, version: i64, source: rusqlite::Error },
+    #[error("cannot start the decision journal's writer thread: {0}")]
+    Thread(std::io::Error),
     #[error("decision journal error: {0}")]
     Sql(#[from] rusqlite::Error),
 }
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS decisions (
-    id INTEGER PRIMARY KEY,
-    workspace TEXT NOT NULL,
-    at_ms INTEGER NOT NULL,
-    actor TEXT NOT NULL,
-    action TEXT NOT NULL,
-    action_id TEXT NOT NULL,
-    label TEXT NOT NULL,
-    source_tool_name TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    is_error INTEGER NOT NULL,
-    text TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS decisions_by_workspace ON decisions (workspace, at_ms);
-";
+/// How long a write (or the opening) waits for another connection that holds the database.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The schema, as numbered steps: step `n` takes the database from version `n - 1` to `n`.
+/// Never edit a released step; add a new one. Step 1 is the layout of the journal before it
+/// had a version, written so that it is a no-op on such a database (which is at version 0).
+pub const MIGRATIONS: &[&str] = &[
+    // 1: the decisions table.
+    "CREATE TABLE IF NOT EXISTS decisions (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        at_ms INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        action_id TEXT NOT NULL,
+        label TEXT NOT NULL,
+        source_tool_name TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        is_error INTEGER NOT NULL,
+        text TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS decisions_by_workspace ON decisions (workspace, at_ms);",
+    // 2: who asked (the agent or MCP client of the deciding call).
+    "ALTER TABLE decisions ADD COLUMN client TEXT;",
+];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Brings `conn` to [`SCHEMA_VERSION`] in one transaction; refuses a newer database.
+fn migrate(conn: &mut Connection, path: &str) -> Result<(), JournalError> {
+    let open_err = |source| JournalError::Open { path: path.to_string(), source };
+    // IMMEDIATE: two programs opening an old journal at once migrate it once, one after the other.
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(open_err)?;
+    let found: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(open_err)?;
+    if found > SCHEMA_VERSION {
+        return Err(JournalError::TooNew { path: path.to_string(), found, known: SCHEMA_VERSION });
+    }
+    for (i, step) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
+        let version = i as i64 + 1;
+        let mig_err = |source| JournalError::Migrate { path: path.to_string(), version, source };
+        tx.execute_batch(step).map_err(mig_err)?;
+        tx.pragma_update(None, "user_version", version).map_err(mig_err)?;
+    }
+    tx.commit().map_err(open_err)
+}
 
 /// A handle on the journal database (safe to share between threads).
 pub struct Journal {
     conn: Mutex<Connection>,
+    path: PathBuf,
 }
 
 impl Journal {
-    /// Opens (creating if needed) the journal at `path`.
+    /// Opens (creating if needed) the journal at `path`, migrating it to [`SCHEMA_VERSION`].
     pub fn open(path: &Path) -> Result<Journal, JournalError> {
-        let open_err = |source| JournalError::Open { path: path.display().to_string(), source };
+        let shown = path.display().to_string();
+        let open_err = |source| JournalError::Open { path: shown.clone(), source };
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        let conn = Connection::open(path).map_err(open_err)?;
+        let mut conn = Connection::open(path).map_err(open_err)?;
+        // First, before any statement touches the file: wait for another program's lock.
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
         // WAL: a crash mid-write leaves the journal consistent; readers never block writers.
         conn.pragma_update(None, "journal_mode", "WAL").map_err(open_err)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(open_err)?;
-        conn.execute_batch(SCHEMA).map_err(open_err)?;
-        Ok(Journal { conn: Mutex::new(conn) })
+        migrate(&mut conn, &shown)?;
+        Ok(Journal { conn: Mutex::new(conn), path: path.to_path_buf() })
+    }
+
+    /// Where the database is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The database's schema version (`PRAGMA user_version`).
+    pub fn schema_version(&self) -> Result<i64, JournalError> {
+        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
     }
 
     /// Appends one decision.
     pub fn record(&self, d: &Decision) -> Result<(), JournalError> {
         let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         conn.execute(
-            "INSERT INTO decisions (workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            "INSERT INTO decisions (workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text, client)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             params![
                 d.workspace,
                 d.at_ms,
@@ -188,7 +287,8 @@ impl Journal {
                 d.source_tool_name,
                 d.reason,
                 d.is_error,
-                d.text
+                d.text,
+                d.client
             ],
         )?;
         Ok(())
@@ -198,7 +298,7 @@ impl Journal {
     pub fn decisions(&self, workspace: &str, limit: usize) -> Result<Vec<Decision>, JournalError> {
         let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         let mut stmt = conn.prepare(
-            "SELECT workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text
+            "SELECT workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text, client
              FROM decisions WHERE workspace = ?1 ORDER BY at_ms DESC, id DESC LIMIT ?2",
         )?;
         let rows = stmt.query_map(params![workspace, limit as i64], |r| {
@@ -216,6 +316,7 @@ impl Journal {
                     reason: r.get(7)?,
                     is_error: r.get(8)?,
                     text: r.get(9)?,
+                    client: r.get(10)?,
                 },
             ))
         })?;
@@ -241,6 +342,79 @@ impl Journal {
     }
 }
 
+/// What a [`Writer`] reports after each write: `Ok` or the error, with the journal's path.
+pub type WriteReport = Box<dyn Fn(&Path, Result<(), &JournalError>) + Send + 'static>;
+
+enum Job {
+    Record(Decision),
+    Flush(mpsc::Sender<()>),
+}
+
+/// Writes decisions to a [`Journal`] on a thread of its own, in the order they were sent, so
+/// callers (a session observer running on an async worker) never wait on SQLite. Every
+/// write's result goes to the report callback (the app turns failures into a banner).
+/// Dropping the writer writes what is queued, then ends the thread.
+pub struct Writer {
+    tx: Mutex<Option<mpsc::Sender<Job>>>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    journal: std::sync::Arc<Journal>,
+}
+
+impl Writer {
+    /// Starts the writer thread for `journal`; `report` is called on that thread after each write.
+    pub fn spawn(journal: std::sync::Arc<Journal>, report: WriteReport) -> Result<Writer, JournalError> {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let j = journal.clone();
+        let thread = std::thread::Builder::new().name("rd-journal".into()).spawn(move || {
+            for job in rx {
+                match job {
+                    Job::Record(d) => report(j.path(), j.record(&d).as_ref().map(|_| ())),
+                    Job::Flush(done) => {
+                        let _ = done.send(());
+                    }
+                }
+            }
+        });
+        let thread = thread.map_err(JournalError::Thread)?;
+        Ok(Writer { tx: Mutex::new(Some(tx)), thread: Mutex::new(Some(thread)), journal })
+    }
+
+    /// The journal written to.
+    pub fn journal(&self) -> &std::sync::Arc<Journal> {
+        &self.journal
+    }
+
+    /// Queues `d`; it is written after everything queued before it. Never blocks on SQLite.
+    pub fn record(&self, d: Decision) {
+        if let Some(tx) = self.tx.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            let _ = tx.send(Job::Record(d));
+        }
+    }
+
+    /// Waits until everything queued so far has been written (or has failed). Blocking: call
+    /// it from a blocking context (e.g. `spawn_blocking`), not on an async worker.
+    pub fn flush(&self) {
+        let (done, wait) = mpsc::channel();
+        let sent = match self.tx.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            Some(tx) => tx.send(Job::Flush(done)).is_ok(),
+            None => false,
+        };
+        if sent {
+            let _ = wait.recv();
+        }
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        // Closing the channel ends the thread once the queue is written.
+        self.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(t) = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = t.join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,6 +431,7 @@ mod tests {
             reason: "looks right".into(),
             is_error: false,
             text: "Applied 1 replacement in 1 file.".into(),
+            client: None,
         }
     }
 
@@ -325,5 +500,266 @@ mod tests {
         std::fs::write(dir.path().join("file"), "x").unwrap();
         let err = Journal::open(&dir.path().join("file/journal.sqlite3")).err().expect("a file is not a folder");
         assert!(err.to_string().contains("cannot open the decision journal"), "{err}");
+    }
+
+    /// The journal's layout before it had a schema version (version 0), with one row.
+    fn write_unversioned_journal(path: &Path) {
+        let c = Connection::open(path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE decisions (
+                id INTEGER PRIMARY KEY, workspace TEXT NOT NULL, at_ms INTEGER NOT NULL, actor TEXT NOT NULL,
+                action TEXT NOT NULL, action_id TEXT NOT NULL, label TEXT NOT NULL, source_tool_name TEXT NOT NULL,
+                reason TEXT NOT NULL, is_error INTEGER NOT NULL, text TEXT NOT NULL);
+             CREATE INDEX decisions_by_workspace ON decisions (workspace, at_ms);
+             INSERT INTO decisions (workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text)
+             VALUES ('/w', 1, 'person', 'apply', 'old-1', 'AST Edit: 1 replacement in 1 file', 'ast_edit', 'looks right', 0,
+                     'Applied 1 replacement in 1 file.');",
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_new_journal_is_at_the_latest_schema_version_and_keeps_the_client() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite3");
+        let mut d = decision("/w", 5, "a1");
+        d.actor = Actor::Agent;
+        d.client = Some("claude-code".into());
+        Journal::open(&path).unwrap().record(&d).unwrap();
+        let j = Journal::open(&path).unwrap();
+        assert_eq!(j.schema_version().unwrap(), SCHEMA_VERSION);
+        assert_eq!(SCHEMA_VERSION, 2);
+        let rows = j.decisions("/w", 10).unwrap();
+        assert_eq!(rows, vec![d], "the client survives reopening");
+        let merged = j.history("/w", &[], 10).unwrap();
+        assert_eq!(merged[0].entry.client.as_deref(), Some("claude-code"), "an earlier session's row shows who asked");
+    }
+
+    #[test]
+    fn an_unversioned_journal_is_migrated_with_its_rows_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite3");
+        write_unversioned_journal(&path);
+        let j = Journal::open(&path).expect("an old journal is migrated, not refused");
+        assert_eq!(j.schema_version().unwrap(), SCHEMA_VERSION);
+        let rows = j.decisions("/w", 10).unwrap();
+        assert_eq!(rows, vec![decision("/w", 1, "old-1")], "the old row is kept, with no client");
+        j.record(&decision("/w", 2, "new-1")).unwrap();
+        drop(j);
+        let j = Journal::open(&path).expect("a migrated journal reopens without migrating again");
+        assert_eq!(j.decisions("/w", 10).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_journal_from_a_newer_version_is_refused_with_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite3");
+        drop(Journal::open(&path).unwrap());
+        Connection::open(&path).unwrap().pragma_update(None, "user_version", 7).unwrap();
+        let err = Journal::open(&path).err().expect("a newer schema is refused");
+        let text = err.to_string();
+        assert!(matches!(err, JournalError::TooNew { found: 7, known: 2, .. }), "{err:?}");
+        assert!(text.contains(&path.display().to_string()), "names the file: {text}");
+        assert!(text.contains("schema version 7") && text.contains("(version 2)"), "names both versions: {text}");
+        assert!(text.contains("Update Resolve Desk, or move"), "says what to do: {text}");
+        let version: i64 =
+            Connection::open(&path).unwrap().pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+        assert_eq!(version, 7, "the newer journal is left as it is");
+    }
+
+    #[test]
+    fn opening_waits_for_another_program_that_holds_the_database() {
+        // Another program holds the (WAL) journal exclusively. Before busy_timeout came first,
+        // the WAL pragma failed at once with "database is locked".
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite3");
+        Journal::open(&path).unwrap().record(&decision("/w", 1, "old-1")).unwrap();
+        let holder = Connection::open(&path).unwrap();
+        holder
+            .execute_batch(
+                "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;
+                 INSERT INTO decisions (workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text)
+                 VALUES ('/w', 3, 'person', 'discard', 'held-1', 'l', 's', 'r', 0, 't'); COMMIT;",
+            )
+            .unwrap();
+        let (started_tx, started) = mpsc::channel();
+        let (done_tx, done) = mpsc::channel();
+        let p = path.clone();
+        let opener = std::thread::spawn(move || {
+            started_tx.send(()).unwrap();
+            let result = Journal::open(&p).and_then(|j| {
+                j.record(&decision("/w", 4, "after-1"))?;
+                Ok(j)
+            });
+            done_tx.send(()).unwrap();
+            result
+        });
+        started.recv().unwrap();
+        // While the lock is held, the open must not have returned (the error came at once).
+        assert_eq!(
+            done.recv_timeout(Duration::from_millis(300)),
+            Err(mpsc::RecvTimeoutError::Timeout),
+            "the open returned while another program held the database: {:?}",
+            done.try_recv()
+        );
+        drop(holder);
+        let j = opener.join().unwrap().expect("the open and the write wait for the lock and then succeed");
+        let ids: Vec<String> = j.decisions("/w", 10).unwrap().into_iter().map(|d| d.action_id).collect();
+        assert_eq!(ids, vec!["after-1", "held-1", "old-1"]);
+    }
+
+    #[test]
+    fn an_old_journal_held_by_another_program_is_still_switched_to_wal() {
+        // A rollback-journal file locked by another program: the switch to WAL needs an
+        // exclusive lock. When busy_timeout came after it, the pragma gave up at once and
+        // silently left the journal out of WAL mode.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite3");
+        write_unversioned_journal(&path);
+        let holder = Connection::open(&path).unwrap();
+        holder.execute_batch("BEGIN EXCLUSIVE; INSERT INTO decisions (workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text) VALUES ('/w', 3, 'person', 'discard', 'held-1', 'l', 's', 'r', 0, 't');").unwrap();
+        let (started_tx, started) = mpsc::channel();
+        let (done_tx, done) = mpsc::channel();
+        let p = path.clone();
+        let opener = std::thread::spawn(move || {
+            started_tx.send(()).unwrap();
+            let result = Journal::open(&p);
+            done_tx.send(()).unwrap();
+            result
+        });
+        started.recv().unwrap();
+        assert_eq!(
+            done.recv_timeout(Duration::from_millis(300)),
+            Err(mpsc::RecvTimeoutError::Timeout),
+            "the open returned while another program held the database"
+        );
+        holder.execute_batch("COMMIT").unwrap();
+        drop(holder);
+        let j = opener.join().unwrap().expect("the open waits for the lock and then succeeds");
+        let mode: String =
+            Connection::open(&path).unwrap().pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal", "the journal is in WAL mode once the other program let go");
+        let ids: Vec<String> = j.decisions("/w", 10).unwrap().into_iter().map(|d| d.action_id).collect();
+        assert_eq!(ids, vec!["held-1", "old-1"]);
+    }
+
+    #[test]
+    fn a_write_waits_for_a_write_lock_held_by_another_connection() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite3");
+        let j = std::sync::Arc::new(Journal::open(&path).unwrap());
+        let holder = Connection::open(&path).unwrap();
+        holder.execute_batch("BEGIN IMMEDIATE; INSERT INTO decisions (workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text) VALUES ('/w', 1, 'person', 'discard', 'held-1', 'l', 's', 'r', 0, 't');").unwrap();
+        let (done_tx, done) = mpsc::channel();
+        let jj = j.clone();
+        let writer = std::thread::spawn(move || {
+            let r = jj.record(&decision("/w", 2, "waited-1"));
+            done_tx.send(()).unwrap();
+            r
+        });
+        assert_eq!(
+            done.recv_timeout(Duration::from_millis(300)),
+            Err(mpsc::RecvTimeoutError::Timeout),
+            "the write returned while another connection held the write lock"
+        );
+        holder.execute_batch("COMMIT").unwrap();
+        writer.join().unwrap().expect("the write succeeds once the lock is released");
+        let ids: Vec<String> = j.decisions("/w", 10).unwrap().into_iter().map(|d| d.action_id).collect();
+        assert_eq!(ids, vec!["waited-1", "held-1"]);
+    }
+
+    #[test]
+    fn the_writer_writes_in_order_off_the_caller_thread_and_reports_each_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = std::sync::Arc::new(Journal::open(&dir.path().join("j.sqlite3")).unwrap());
+        let (tx, reports) = mpsc::channel::<(std::thread::ThreadId, bool)>();
+        let tx = Mutex::new(tx);
+        let w = Writer::spawn(
+            j.clone(),
+            Box::new(move |_, r| {
+                let _ = tx.lock().unwrap().send((std::thread::current().id(), r.is_ok()));
+            }),
+        )
+        .unwrap();
+        for i in 0..50 {
+            w.record(decision("/w", 1_000, &format!("a{i:02}")));
+        }
+        w.flush();
+        let got: Vec<_> = reports.try_iter().collect();
+        assert_eq!(got.len(), 50, "every write is reported before flush returns");
+        assert!(got.iter().all(|(t, ok)| *ok && *t != std::thread::current().id()), "written on the writer's thread");
+        let ids: Vec<String> = j.decisions("/w", 100).unwrap().into_iter().map(|d| d.action_id).collect();
+        let expected: Vec<String> = (0..50).rev().map(|i| format!("a{i:02}")).collect();
+        assert_eq!(ids, expected, "one millisecond, so the row order is the send order");
+    }
+
+    #[test]
+    fn a_failed_write_is_reported_with_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite3");
+        let j = std::sync::Arc::new(Journal::open(&path).unwrap());
+        // Another program breaks the table under the app (a stand-in for a full or damaged disk).
+        Connection::open(&path).unwrap().execute_batch("DROP TABLE decisions").unwrap();
+        let (tx, reports) = mpsc::channel::<(PathBuf, String)>();
+        let tx = Mutex::new(tx);
+        let w = Writer::spawn(
+            j,
+            Box::new(move |p, r| {
+                let _ = tx.lock().unwrap().send((p.to_path_buf(), r.err().map(|e| e.to_string()).unwrap_or_default()));
+            }),
+        )
+        .unwrap();
+        w.record(decision("/w", 1, "a1"));
+        drop(w);
+        let (p, err) = reports.recv().unwrap();
+        assert_eq!(p, path);
+        assert!(err.contains("no such table"), "{err}");
+    }
+
+    #[test]
+    fn this_sessions_decision_without_a_row_still_shows_in_the_history() {
+        let rows = vec![decision("/w", 1_000, "old-1"), decision("/w", 3_000, "new-2")];
+        let rows: Vec<Decision> = rows.into_iter().rev().collect();
+        let unwritten = decision("/w", 2_000, "new-1").to_history();
+        let written = decision("/w", 3_000, "new-2").to_history();
+        let merged = merge(&[unwritten, written], &rows);
+        let ids: Vec<&str> = merged.iter().map(|r| r.entry.details.action_id.as_str()).collect();
+        assert_eq!(ids, vec!["new-2", "new-1", "old-1"]);
+        assert!(!merged[1].earlier_session);
+    }
+
+    #[test]
+    fn an_interrupted_apply_is_journalled_as_failed_with_the_reason_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open(&dir.path().join("j.sqlite3")).unwrap();
+        let started_at = chrono::DateTime::from_timestamp_millis(1_700_000_000_000).unwrap();
+        let recovery = Recovery {
+            context: Some(resolve_engine::ApplyContext {
+                action_id: "pa-1".into(),
+                label: "AST Edit: 2 replacements in 1 file".into(),
+                source_tool_name: "ast_edit".into(),
+                actor: Some(Actor::Agent),
+                client: Some("claude-code".into()),
+            }),
+            outcome: resolve_engine::RecoveryOutcome::RolledBack,
+            started_at,
+            files: 2,
+            problems: vec![],
+        };
+        j.record(&Decision::interrupted("/w", &recovery)).unwrap();
+        let unknown =
+            Recovery { context: None, started_at: started_at - chrono::Duration::seconds(1), ..recovery.clone() };
+        j.record(&Decision::interrupted("/w", &unknown)).unwrap();
+        let h = j.history("/w", &[], 10).unwrap();
+        let e = &h[0].entry;
+        assert!(e.is_error, "never shown as applied");
+        assert_eq!(e.details.reason, "interrupted");
+        assert_eq!(e.details.action, ResolveAction::Apply);
+        assert_eq!(e.text, recovery.message());
+        assert_eq!((e.actor, e.client.as_deref()), (Actor::Agent, Some("claude-code")));
+        assert_eq!(e.at, started_at);
+        assert!(e.header.starts_with("Error: Applying \"AST Edit"), "{}", e.header);
+        let e = &h[1].entry;
+        assert_eq!((e.actor, e.details.label.as_str(), e.is_error), (Actor::Script, "(unknown)", true));
     }
 }

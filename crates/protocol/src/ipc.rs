@@ -53,6 +53,10 @@ pub mod commands {
     pub const GET_AGENT_SETTINGS: &str = "get_agent_settings";
     /// `{ baseUrl, model, apiKeyEnv } -> AgentSettings`
     pub const SAVE_AGENT_SETTINGS: &str = "save_agent_settings";
+    /// The banners to show now: `Vec<`[`crate::Notice`]`>`.
+    pub const LIST_NOTICES: &str = "list_notices";
+    /// `{ id }`: the person closed a dismissible banner; returns the remaining list.
+    pub const DISMISS_NOTICE: &str = "dismiss_notice";
 }
 
 /// Names of the events the shell emits (kebab-case).
@@ -63,6 +67,8 @@ pub mod events {
     pub const TOOL_PROGRESS: &str = "tool-progress";
     /// Payload [`crate::AgentUpdate`]: one event of an agent turn.
     pub const AGENT_EVENT: &str = "agent-event";
+    /// Payload `Vec<`[`crate::Notice`]`>`: every banner to show now (replaces the list).
+    pub const NOTICES_CHANGED: &str = "notices-changed";
 }
 
 /// Payload of the `queue-changed` event: the store's new revision.

@@ -31,11 +31,13 @@
 //! - [`resolve`] — apply/discard outcomes and the decision history;
 //! - [`tool`] — tool catalogue, tool runs, progress, scripts;
 //! - [`agent`] — the conversation panel's events, its log, the provider settings;
+//! - [`notice`] — banners from the backend (journal failures, recovered applies);
 //! - [`typescript`] — the generated TypeScript text.
 
 pub mod agent;
 pub mod diff;
 pub mod ipc;
+pub mod notice;
 pub mod queue;
 pub mod resolve;
 pub mod session;
@@ -48,6 +50,7 @@ pub use agent::{
 };
 pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, Hunk, RenameRow, RenameStatus};
 pub use ipc::{IpcError, IpcErrorCode, QueueChanged};
+pub use notice::{Notice, NoticeLevel};
 pub use queue::{ActionCounts, ActionKind, ActionStatus, ActionSummary, Proposal, QueueSnapshot, ToolCallInfo};
 pub use resolve::{HistoryEntry, ResolveChoice, ResolveDetails, ResolveOutcome};
 pub use session::{Policy, SessionInfo};

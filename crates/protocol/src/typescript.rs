@@ -69,6 +69,8 @@ pub fn bindings() -> String {
     declaration::<ConversationView>(&mut out);
     declaration::<NewConversationOutcome>(&mut out);
     declaration::<AgentSettings>(&mut out);
+    declaration::<NoticeLevel>(&mut out);
+    declaration::<Notice>(&mut out);
     let trimmed_len = out.trim_end().len();
     out.truncate(trimmed_len);
     out.push('\n');

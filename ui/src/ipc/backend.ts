@@ -5,6 +5,7 @@ import type {
   AgentUpdate,
   ConversationView,
   NewConversationOutcome,
+  Notice,
   Policy,
   FileDiff,
   FileEntry,
@@ -87,6 +88,13 @@ export interface Backend {
   getAgentSettings(): Promise<AgentSettings>;
   saveAgentSettings(settings: AgentSettingsInput): Promise<AgentSettings>;
   onAgentEvent(handler: (update: AgentUpdate) => void): Promise<Unsubscribe>;
+
+  /** Banners from the backend (a broken decision journal, a recovered apply). */
+  listNotices(): Promise<Notice[]>;
+  /** Closes a dismissible banner; rejects (`invalidParams`) for one that stays while its problem lasts. */
+  dismissNotice(id: string): Promise<Notice[]>;
+  /** The whole list, whenever it changes. */
+  onNoticesChanged(handler: (notices: Notice[]) => void): Promise<Unsubscribe>;
 }
 
 /** What the settings panel saves (the key itself never crosses). */

@@ -6,7 +6,7 @@ import { open } from '@tauri-apps/plugin-dialog';
 import { toBackendError, type Backend, type Unsubscribe } from './backend';
 import type { AgentSettingsInput } from './backend';
 import type {
-  AgentSettings, AgentUpdate, ConversationView, NewConversationOutcome, Policy,
+  AgentSettings, AgentUpdate, ConversationView, NewConversationOutcome, Notice, Policy,
   FileDiff, FileEntry, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
   ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome,
 } from './generated/protocol';
@@ -22,6 +22,7 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 export const EVENT_QUEUE_CHANGED = 'queue-changed';
 export const EVENT_TOOL_PROGRESS = 'tool-progress';
 export const EVENT_AGENT = 'agent-event';
+export const EVENT_NOTICES = 'notices-changed';
 
 export function createTauriBackend(): Backend {
   return {
@@ -64,6 +65,11 @@ export function createTauriBackend(): Backend {
       call<AgentSettings>('save_agent_settings', { baseUrl: s.baseUrl, model: s.model, apiKeyEnv: s.apiKeyEnv }),
     async onAgentEvent(handler: (u: AgentUpdate) => void): Promise<Unsubscribe> {
       return listen<AgentUpdate>(EVENT_AGENT, (e) => handler(e.payload));
+    },
+    listNotices: () => call<Notice[]>('list_notices'),
+    dismissNotice: (id) => call<Notice[]>('dismiss_notice', { id }),
+    async onNoticesChanged(handler: (n: Notice[]) => void): Promise<Unsubscribe> {
+      return listen<Notice[]>(EVENT_NOTICES, (e) => handler(e.payload));
     },
   };
 }

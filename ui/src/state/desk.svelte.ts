@@ -4,6 +4,7 @@
 import type { Backend } from '../ipc/backend';
 import { shortcutFor } from '../lib/shortcuts';
 import { Agent } from './agent.svelte';
+import { Notices } from './notices.svelte';
 import { Preview } from './preview.svelte';
 import { Review } from './review.svelte';
 import { ToolRunner } from './tools.svelte';
@@ -15,6 +16,7 @@ export class Desk {
   readonly preview: Preview;
   readonly tools: ToolRunner;
   readonly agent: Agent;
+  readonly notices: Notices;
   overlay: Overlay = $state('none');
   now = $state(Date.now());
 
@@ -24,6 +26,7 @@ export class Desk {
     this.preview = new Preview(backend, this.review);
     this.tools = new ToolRunner(backend, this.review);
     this.agent = new Agent(backend, this.review);
+    this.notices = new Notices(backend);
   }
 
   close() {
@@ -83,7 +86,7 @@ export class Desk {
 
   /** Subscribes to the backend's events and loads everything; returns the cleanup. */
   start(): () => void {
-    const { backend, review, tools, agent } = this;
+    const { backend, review, tools, agent, notices } = this;
     const unsubs: Array<() => void> = [];
     let disposed = false;
     void (async () => {
@@ -91,7 +94,9 @@ export class Desk {
         backend.onQueueChanged((e) => review.onQueueChanged(e.revision)),
         backend.onToolProgress((p) => tools.onProgress(p)),
         backend.onAgentEvent((u) => agent.onEvent(u)),
+        backend.onNoticesChanged((n) => notices.onChanged(n)),
       ]);
+      await notices.load();
       await agent.load();
       if (disposed) subs.forEach((u) => u());
       else unsubs.push(...subs);

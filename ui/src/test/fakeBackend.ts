@@ -8,7 +8,7 @@
 // pushes a copy of a scenario action of that tool, `runScript` answers the scenario's steps.
 import { BackendError, type AgentSettingsInput, type Backend, type Unsubscribe } from '../ipc/backend';
 import type {
-  AgentEvent, AgentSettings, AgentUpdate, ConversationView, NewConversationOutcome, Policy, Proposal,
+  AgentEvent, AgentSettings, AgentUpdate, ConversationView, NewConversationOutcome, Notice, Policy, Proposal,
   ActionSummary, FileDiff, FileEntry, HistoryEntry, QueueChanged,
   QueueSnapshot, RenameRow, ResolveChoice, ResolveOutcome, ScriptStep, SessionInfo,
   ToolInfo, ToolProgress, ToolRunOutcome,
@@ -53,6 +53,8 @@ export type FakeOptions = {
    * pushes copies of DEMO's actions); or a scenario of the test's own.
    */
   scenario?: 'demo' | 'empty' | Scenario;
+  /** Banners the backend shows from the start (e.g. a journal that could not be opened). */
+  notices?: Notice[];
 };
 
 function actionsOf(s: Scenario): FakeAction[] {
@@ -94,6 +96,7 @@ export class FakeBackend implements Backend {
     this.session = structuredClone(scenario.session);
     this.revision = scenario.queue.revision;
     this.session.revision = this.revision;
+    this.notices = structuredClone(options.notices ?? []);
     if (choice !== 'empty') {
       this.actions = actionsOf(scenario);
       this.history = structuredClone(scenario.history);
@@ -461,7 +464,50 @@ export class FakeBackend implements Backend {
     return () => this.agentListeners.delete(handler);
   }
 
+  // ---- notices ----
+
+  private notices: Notice[] = [];
+  private noticeListeners = new Set<(n: Notice[]) => void>();
+
+  async listNotices(): Promise<Notice[]> {
+    await this.delay();
+    return structuredClone(this.notices);
+  }
+
+  async dismissNotice(id: string): Promise<Notice[]> {
+    await this.delay();
+    const n = this.notices.find((x) => x.id === id);
+    if (n && !n.dismissible) {
+      throw new BackendError('invalidParams', `The notice \`${id}\` stays while its problem lasts; fix the problem it describes.`);
+    }
+    if (n) this.setNotices(this.notices.filter((x) => x.id !== id));
+    return structuredClone(this.notices);
+  }
+
+  async onNoticesChanged(handler: (n: Notice[]) => void): Promise<Unsubscribe> {
+    this.noticeListeners.add(handler);
+    return () => this.noticeListeners.delete(handler);
+  }
+
+  private setNotices(list: Notice[]) {
+    this.notices = list;
+    const copy = structuredClone(list);
+    queueMicrotask(() => this.noticeListeners.forEach((h) => h(structuredClone(copy))));
+  }
+
   // ---- test hooks ----
+
+  /** The backend shows `notice` (in place of one with the same id), as `notices-changed` does. */
+  showNotice(notice: Notice): void {
+    const rest = this.notices.filter((x) => x.id !== notice.id);
+    const i = this.notices.findIndex((x) => x.id === notice.id);
+    this.setNotices(i < 0 ? [...rest, notice] : this.notices.map((x) => (x.id === notice.id ? notice : x)));
+  }
+
+  /** The backend removes banner `id` (its problem is over). */
+  removeNotice(id: string): void {
+    this.setNotices(this.notices.filter((x) => x.id !== id));
+  }
 
   /** The next agent turn plays the failing turn of agent_updates.json (a retry, then an error). */
   failNextTurn(): void {

@@ -452,3 +452,31 @@ apiKeyIsSet: boolean,
  * Where the settings are saved (`<config>/resolve-desk/agent.json`).
  */
 configPath: string, };
+
+/**
+ * How the banner looks.
+ */
+export type NoticeLevel = "info" | "warning" | "error";
+
+/**
+ * One banner. Returned by `list_notices` and `dismiss_notice`, and sent whole (the list) in
+ * `notices-changed`.
+ */
+export type Notice = { 
+/**
+ * Stable while the condition lasts (`journal`, `recovery`); a new notice with the same
+ * id replaces the old one.
+ */
+id: string, level: NoticeLevel, 
+/**
+ * A short heading ("Decisions are not being saved").
+ */
+title: string, 
+/**
+ * For people: what happened, the file or folder it concerns, and what to do.
+ */
+message: string, 
+/**
+ * False while the condition lasts (e.g. the journal is still broken): no close button.
+ */
+dismissible: boolean, };
