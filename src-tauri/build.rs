@@ -23,6 +23,10 @@ fn main() {
         "save_agent_settings",
         "list_notices",
         "dismiss_notice",
+        "discard_all",
+        "confirm_close",
+        "search_history",
+        "export_history",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

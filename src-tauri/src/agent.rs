@@ -119,30 +119,15 @@ impl Conversation {
     /// Stops any turn, discards every pending action (as the person, top first, with
     /// `reason`, so each goes into the history), then forgets the messages.
     pub async fn start_new(&self, session: &Session, reason: Option<&str>) -> Result<Vec<String>, IpcError> {
-        let pending = session.store().len();
-        // Passed on byte for byte (SPEC §4); only a blank one is refused.
-        let reason = reason.unwrap_or_default();
-        if pending > 0 && reason.trim().is_empty() {
-            return Err(IpcError::new(
-                IpcErrorCode::ReasonRequired,
-                format!(
-                    "{pending} action{} pending: give a reason to discard {} before starting a new conversation.",
-                    if pending == 1 { " is" } else { "s are" },
-                    if pending == 1 { "it" } else { "them" }
-                ),
-            ));
+        // Refused before the turn stops when a reason is missing (nothing changes then).
+        if session.store().len() > 0 && reason.unwrap_or_default().trim().is_empty() {
+            return crate::leave::discard_all(session, "", "before starting a new conversation").await;
         }
         self.stop_and_wait().await;
-        let mut discarded = Vec::new();
-        while let Some(top) = session.store().list().first().map(|a| a.id.clone()) {
-            let result = session
-                .call(Actor::Person, "resolve", json!({"action": "discard", "reason": reason, "expected_id": top}))
-                .await;
-            if result.is_error {
-                return Err(convert::ipc_error(&result));
-            }
-            discarded.push(result.text_content());
-        }
+        // Passed on byte for byte (SPEC §4); only a blank one is refused.
+        let discarded =
+            crate::leave::discard_all(session, reason.unwrap_or_default(), "before starting a new conversation")
+                .await?;
         if let Some(agent) = self.agent.lock().await.as_mut() {
             agent.reset();
         }

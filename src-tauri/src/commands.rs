@@ -241,3 +241,44 @@ pub async fn list_notices(state: State<'_, AppState>) -> Result<Vec<wire::Notice
 pub async fn dismiss_notice(state: State<'_, AppState>, id: String) -> Result<Vec<wire::Notice>> {
     state.notices().dismiss(&id)
 }
+
+#[tauri::command]
+pub async fn discard_all(state: State<'_, AppState>, reason: String) -> Result<Vec<String>> {
+    let (session, _) = state.session().await;
+    crate::leave::discard_all(&session, &reason, "before leaving this workspace").await
+}
+
+#[tauri::command]
+pub async fn confirm_close<R: tauri::Runtime>(
+    window: tauri::Window<R>,
+    state: State<'_, AppState>,
+    proceed: bool,
+) -> Result<()> {
+    state.close_guard().answer(proceed);
+    if proceed {
+        window
+            .close()
+            .map_err(|e| IpcError::new(IpcErrorCode::Internal, format!("Could not close the window: {e}")))?;
+    }
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn search_history(
+    state: State<'_, AppState>,
+    query: wire::HistoryQuery,
+    offset: u32,
+    limit: u32,
+) -> Result<wire::HistoryPage> {
+    crate::history::page(&state, &query, offset, limit).await
+}
+
+#[tauri::command]
+pub async fn export_history(
+    state: State<'_, AppState>,
+    query: wire::HistoryQuery,
+    format: wire::ExportFormat,
+    path: String,
+) -> Result<wire::ExportOutcome> {
+    crate::history::export(&state, &query, format, std::path::Path::new(&path)).await
+}

@@ -14,6 +14,8 @@
 //! - [`demo`]: the built-in demo workspace
 //! - [`notices`]: banners for the window (a broken decision journal, a recovered apply)
 //! - [`mcp_socket`]: the user-only socket coding agents join the open session through (MCP)
+//! - [`history`]: the History dialog's search, pages and export
+//! - [`leave`]: leaving a workspace with pending actions (discard all; the close guard)
 //! - [`args`]: the command line (`resolve-desk [WORKSPACE] [--script FILE] …`)
 
 pub mod agent;
@@ -22,6 +24,8 @@ pub mod commands;
 pub mod convert;
 pub mod demo;
 pub mod events;
+pub mod history;
+pub mod leave;
 pub mod mcp_socket;
 pub mod notices;
 pub mod state;
@@ -55,7 +59,16 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             commands::save_agent_settings,
             commands::list_notices,
             commands::dismiss_notice,
+            commands::discard_all,
+            commands::confirm_close,
+            commands::search_history,
+            commands::export_history,
         ])
+        .on_window_event(|window, event| {
+            if let tauri::WindowEvent::CloseRequested { api, .. } = event {
+                leave::on_close_requested(window, api);
+            }
+        })
         .setup(|app| {
             let handle = app.handle().clone();
             let state = app.state::<state::AppState>();

@@ -42,6 +42,8 @@ pub struct AppState {
     notices: Arc<Notices>,
     /// Where the agent settings live (`<config_dir>/resolve-desk/agent.json`).
     config_dir: PathBuf,
+    /// Holds a window close while actions are pending (see `leave`).
+    close_guard: crate::leave::CloseGuard,
 }
 
 impl AppState {
@@ -84,7 +86,13 @@ impl AppState {
             journal,
             notices,
             config_dir,
+            close_guard: crate::leave::CloseGuard::default(),
         })
+    }
+
+    /// Whether the window may close now (see `leave`).
+    pub fn close_guard(&self) -> &crate::leave::CloseGuard {
+        &self.close_guard
     }
 
     /// The open session and whether it is the demo.

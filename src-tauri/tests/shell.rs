@@ -665,3 +665,75 @@ fn the_demo_fixture_is_what_the_real_demo_workspace_shows() {
         path.display()
     );
 }
+
+#[test]
+fn discard_all_asks_for_a_reason_then_discards_every_action_with_it_verbatim() {
+    let app = start();
+    let err = invoke(&app, "discard_all", json!({"reason": "  "})).unwrap_err();
+    assert_eq!(err["code"], "reasonRequired", "{err}");
+    assert!(err["message"].as_str().unwrap().contains("before leaving this workspace"), "{err}");
+    assert_eq!(invoke(&app, "list_actions", json!({})).unwrap()["actions"].as_array().unwrap().len(), 2);
+    let reason = " leaving for another project\n";
+    let out = invoke(&app, "discard_all", json!({"reason": reason})).unwrap();
+    assert_eq!(out.as_array().unwrap().len(), 2, "{out}");
+    assert_eq!(invoke(&app, "list_actions", json!({})).unwrap()["actions"].as_array().unwrap().len(), 0);
+    let history = invoke(&app, "list_history", json!({})).unwrap();
+    assert_eq!(history.as_array().unwrap().len(), 2, "{history}");
+    for h in history.as_array().unwrap() {
+        assert_eq!(h["action"], "discard");
+        assert_eq!(h["reason"], reason);
+        assert_eq!(h["decidedBy"], "person");
+    }
+    assert!(app.ws.path().join("photos/IMG_1.JPG").exists(), "nothing applied");
+    // Nothing pending: nothing to give a reason for.
+    assert_eq!(invoke(&app, "discard_all", json!({"reason": ""})).unwrap(), json!([]));
+}
+
+#[test]
+fn search_history_filters_and_pages_the_journal_and_export_writes_what_it_finds() {
+    let app = start();
+    invoke(&app, "discard_all", json!({"reason": "not today, Needle"})).unwrap();
+    let all = invoke(&app, "search_history", json!({"query": {}, "offset": 0, "limit": 10})).unwrap();
+    assert_eq!(all["total"], 2, "{all}");
+    assert_eq!(all["tools"], json!(["ast_edit", "batch_rename_preview"]), "{all}");
+    let one = invoke(&app, "search_history", json!({"query": {}, "offset": 1, "limit": 1})).unwrap();
+    assert_eq!(one["entries"].as_array().unwrap().len(), 1);
+    assert_eq!(one["entries"][0]["actionId"], all["entries"][1]["actionId"], "page 2 of 1 = the second entry");
+    let renames = invoke(
+        &app,
+        "search_history",
+        json!({"query": {"text": "needle", "tool": "batch_rename_preview", "outcome": "discarded"}, "offset": 0, "limit": 10}),
+    )
+    .unwrap();
+    assert_eq!(renames["total"], 1, "{renames}");
+    assert_eq!(renames["entries"][0]["sourceToolName"], "batch_rename_preview");
+    let none =
+        invoke(&app, "search_history", json!({"query": {"outcome": "applied"}, "offset": 0, "limit": 10})).unwrap();
+    assert_eq!(none["total"], 0);
+    let err = invoke(&app, "search_history", json!({"query": {}, "offset": 0, "limit": 0})).unwrap_err();
+    assert_eq!(err["code"], "invalidParams", "{err}");
+
+    let out = app._data.path().join("export.csv");
+    let done = invoke(
+        &app,
+        "export_history",
+        json!({"query": {"text": "needle"}, "format": "csv", "path": out.display().to_string()}),
+    )
+    .unwrap();
+    assert_eq!(done["count"], 2);
+    let csv = fs::read_to_string(&out).unwrap();
+    assert!(csv.starts_with("at,outcome,decided_by,"), "{csv}");
+    assert_eq!(csv.lines().filter(|l| l.contains("\"not today, Needle\"")).count(), 2, "{csv}");
+    let json_out = app._data.path().join("export.json");
+    invoke(&app, "export_history", json!({"query": {}, "format": "json", "path": json_out.display().to_string()}))
+        .unwrap();
+    let parsed: Value = serde_json::from_str(&fs::read_to_string(&json_out).unwrap()).unwrap();
+    assert_eq!(parsed.as_array().unwrap().len(), 2);
+    assert_eq!(parsed[0]["decided_by"], "person");
+    // A folder that does not exist: a clear error, nothing written.
+    let bad = app._data.path().join("no/such/folder/export.csv");
+    let err = invoke(&app, "export_history", json!({"query": {}, "format": "csv", "path": bad.display().to_string()}))
+        .unwrap_err();
+    assert_eq!(err["code"], "io", "{err}");
+    assert!(err["message"].as_str().unwrap().contains("no/such/folder/export.csv"), "{err}");
+}

@@ -332,3 +332,141 @@ describe('one Apply, one refresh', () => {
     expect(listActions).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('leaving with pending actions', () => {
+  it('opening a folder asks first; Keep opens it and leaves the pending actions undecided', async () => {
+    const { backend, user } = await setup();
+    const resolve = vi.spyOn(backend, 'resolveAction');
+    const open = vi.spyOn(backend, 'openWorkspace');
+    await user.click(screen.getByTestId('open-folder-button'));
+    const dialog = await screen.findByTestId('leave-dialog');
+    expect(dialog).toHaveTextContent('leaves 4 pending actions in');
+    expect(open).not.toHaveBeenCalled();
+    // The default answer has the focus.
+    expect(screen.getByTestId('leave-keep')).toHaveFocus();
+    await user.click(screen.getByTestId('leave-keep'));
+    await waitFor(() => expect(open).toHaveBeenCalledWith('/home/demo/payments-service'));
+    expect(resolve).not.toHaveBeenCalled();
+    expect(screen.queryByTestId('leave-dialog')).toBeNull();
+  });
+
+  it('Discard all needs a reason, discards each action with it verbatim, then opens the folder', async () => {
+    const { backend, user } = await setup();
+    const discardAll = vi.spyOn(backend, 'discardAll');
+    const resolve = vi.spyOn(backend, 'resolveAction');
+    const open = vi.spyOn(backend, 'openWorkspace');
+    await user.click(screen.getByTestId('open-folder-button'));
+    await screen.findByTestId('leave-dialog');
+    expect(screen.getByTestId('leave-discard')).toBeDisabled();
+    await user.type(screen.getByTestId('leave-reason'), '  switching projects ');
+    await user.click(screen.getByTestId('leave-discard'));
+    await waitFor(() => expect(open).toHaveBeenCalled());
+    expect(discardAll).toHaveBeenCalledWith('  switching projects ');
+    expect(resolve.mock.calls.map(([choice, reason]) => [choice, reason])).toEqual(Array(4).fill(['discard', '  switching projects ']));
+    // Every discard came before the switch.
+    expect(Math.max(...resolve.mock.invocationCallOrder)).toBeLessThan(open.mock.invocationCallOrder[0]!);
+  });
+
+  it('Cancel stays in the workspace with every action still pending', async () => {
+    const { backend, user } = await setup();
+    const open = vi.spyOn(backend, 'openWorkspace');
+    await user.click(screen.getByTestId('open-folder-button'));
+    await screen.findByTestId('leave-dialog');
+    await user.click(screen.getByTestId('leave-cancel'));
+    expect(screen.queryByTestId('leave-dialog')).toBeNull();
+    expect(open).not.toHaveBeenCalled();
+    expect(screen.getAllByTestId('queue-card')).toHaveLength(4);
+  });
+
+  it('closing the window asks; Cancel releases the close, Keep closes', async () => {
+    const { backend, user } = await setup();
+    const confirm = vi.spyOn(backend, 'confirmClose');
+    backend.requestClose();
+    const dialog = await screen.findByTestId('leave-dialog');
+    expect(dialog.dataset.destination).toBe('close');
+    expect(dialog).toHaveTextContent('Closing the window leaves 4 pending actions');
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(confirm).toHaveBeenCalledWith(false));
+    expect(backend.closed).toBe(false);
+    backend.requestClose();
+    await screen.findByTestId('leave-dialog');
+    await user.click(screen.getByTestId('leave-keep'));
+    await waitFor(() => expect(backend.closed).toBe(true));
+    expect(screen.getAllByTestId('queue-card')).toHaveLength(4);
+  });
+
+  it('with nothing pending, opening a folder does not ask', async () => {
+    const { backend, user } = await setup();
+    await backend.discardAll('clean slate');
+    await waitFor(() => expect(screen.queryAllByTestId('queue-card')).toHaveLength(0));
+    const open = vi.spyOn(backend, 'openWorkspace');
+    await user.click(screen.getByTestId('open-folder-button'));
+    await waitFor(() => expect(open).toHaveBeenCalled());
+    expect(screen.queryByTestId('leave-dialog')).toBeNull();
+  });
+});
+
+describe('history search', () => {
+  const headers = () => screen.getAllByTestId('history-header').map((h) => h.textContent?.replace(/\s+/g, ' ').trim());
+
+  it('filters by text and by decision, says how many match, and exports what it finds', async () => {
+    const { backend, user } = await setup();
+    await user.click(screen.getByTestId('history-button'));
+    await waitFor(() => expect(screen.getAllByTestId('history-entry')).toHaveLength(3));
+    expect(screen.getByTestId('history-count')).toHaveTextContent('3 entries');
+
+    await user.type(screen.getByTestId('history-search'), 'CHANGELOG');
+    await waitFor(() => expect(headers()).toEqual(['Failed: Changelog entry for 2.4.0 [custom_tool]']));
+    expect(screen.getByTestId('history-count')).toHaveTextContent('1 entry match');
+    await user.click(screen.getByTestId('history-export-csv'));
+    await waitFor(() =>
+      expect(screen.getByTestId('history-export-note')).toHaveTextContent('Exported 1 entry to /home/demo/history-export.csv'),
+    );
+    const written = backend.exported.get('/home/demo/history-export.csv')!;
+    expect(written.format).toBe('csv');
+    expect(written.entries.map((e) => e.label)).toEqual(['Changelog entry for 2.4.0']);
+
+    await user.click(screen.getByTestId('history-clear'));
+    await waitFor(() => expect(screen.getAllByTestId('history-entry')).toHaveLength(3));
+    await user.selectOptions(screen.getByTestId('history-outcome'), 'discarded');
+    await waitFor(() => expect(headers()).toEqual(['Discard: 2 files [Batch rename]']));
+    await user.selectOptions(screen.getByTestId('history-outcome'), 'failed');
+    await user.type(screen.getByTestId('history-search'), 'nothing like this');
+    await waitFor(() => expect(screen.getByTestId('history-empty')).toHaveTextContent('No decision matches these filters.'));
+  });
+
+  it('cancelling the save dialog exports nothing', async () => {
+    const { backend, user } = await setup();
+    backend.saveAnswer = null;
+    const exportHistory = vi.spyOn(backend, 'exportHistory');
+    await user.click(screen.getByTestId('history-button'));
+    await waitFor(() => expect(screen.getAllByTestId('history-entry')).toHaveLength(3));
+    await user.click(screen.getByTestId('history-export-json'));
+    await waitFor(() => expect(screen.getByTestId('history-export-json')).toBeEnabled());
+    expect(exportHistory).not.toHaveBeenCalled();
+    expect(screen.queryByTestId('history-export-note')).toBeNull();
+  });
+
+  it('reads 10,000 entries a page at a time and renders only a window of them', async () => {
+    const scenario = reviewScenario();
+    const [first] = scenario.history;
+    scenario.history = Array.from({ length: 10_000 }, (_, i) => ({
+      ...first!,
+      actionId: `act-h${i}`,
+      summary: `Entry ${i}`,
+      label: `Entry ${i}`,
+      atMs: first!.atMs - i * 60_000,
+    }));
+    const { backend, user } = await setup({ scenario });
+    const search = vi.spyOn(backend, 'searchHistory');
+    await user.click(screen.getByTestId('history-button'));
+    await waitFor(() => expect(screen.getByTestId('history-count')).toHaveTextContent('10000 entries'));
+    const shown = screen.getAllByTestId('history-entry');
+    expect(shown.length).toBeGreaterThan(3);
+    expect(shown.length).toBeLessThan(60);
+    expect(headers()[0]).toBe('Accept: Entry 0 [AST Edit]');
+    // One page read, not ten thousand rows.
+    expect(search.mock.calls.every(([, , limit]) => limit <= 100)).toBe(true);
+    expect(search.mock.calls.map(([, offset]) => offset)).toEqual([0]);
+  });
+});

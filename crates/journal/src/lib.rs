@@ -24,6 +24,9 @@ use std::time::Duration;
 use resolve_engine::{render_resolve_header, Actor, HistoryEntry, Recovery, ResolveAction, ResolveDetails};
 use rusqlite::{params, Connection};
 
+mod query;
+pub use query::{export, ExportFormat, ExportRow, HistoryQuery, Outcome, Page};
+
 /// One recorded decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
@@ -118,6 +121,19 @@ pub struct Recorded {
 /// action this session never decided is from an earlier session. A decision of this session
 /// that has no row (its write failed) is still listed, in its place by time.
 pub fn merge(current: &[HistoryEntry], rows: &[Decision]) -> Vec<Recorded> {
+    merge_page(current, current, rows, true)
+}
+
+/// [`merge`] for one page of a search: `current` is every entry of this session (it says
+/// which actions are this session's and stands in for their rows), `missing_from` the ones
+/// that may be listed without a row (this session's entries matching the search), added
+/// only when `include_missing` (the first page).
+pub(crate) fn merge_page(
+    current: &[HistoryEntry],
+    missing_from: &[HistoryEntry],
+    rows: &[Decision],
+    include_missing: bool,
+) -> Vec<Recorded> {
     let key = |id: &str, at_ms: i64, action: ResolveAction| (id.to_string(), at_ms, action);
     let here: HashMap<_, &HistoryEntry> =
         current.iter().map(|h| (key(&h.details.action_id, h.at.timestamp_millis(), h.details.action), h)).collect();
@@ -133,7 +149,10 @@ pub fn merge(current: &[HistoryEntry], rows: &[Decision]) -> Vec<Recorded> {
             earlier_session: !ids.contains(d.action_id.as_str()),
         })
         .collect();
-    let missing: Vec<&HistoryEntry> = current
+    if !include_missing {
+        return out;
+    }
+    let missing: Vec<&HistoryEntry> = missing_from
         .iter()
         .filter(|h| !in_rows.contains(&key(&h.details.action_id, h.at.timestamp_millis(), h.details.action)))
         .collect();
@@ -145,7 +164,7 @@ pub fn merge(current: &[HistoryEntry], rows: &[Decision]) -> Vec<Recorded> {
     out
 }
 
-fn actor_name(a: Actor) -> &'static str {
+pub(crate) fn actor_name(a: Actor) -> &'static str {
     match a {
         Actor::Agent => "agent",
         Actor::Person => "person",
@@ -170,6 +189,38 @@ fn parse_action(s: &str) -> Option<ResolveAction> {
     }
 }
 
+/// The columns [`decision_row`] reads, in its order.
+pub(crate) const DECISION_COLUMNS: &str =
+    "workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text, client";
+
+/// A row of [`DECISION_COLUMNS`]: the actor and action as stored, and the rest.
+pub(crate) fn decision_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, String, Decision)> {
+    Ok((
+        r.get::<_, String>(2)?,
+        r.get::<_, String>(3)?,
+        Decision {
+            workspace: r.get(0)?,
+            at_ms: r.get(1)?,
+            actor: Actor::Person,
+            action: ResolveAction::Apply,
+            action_id: r.get(4)?,
+            label: r.get(5)?,
+            source_tool_name: r.get(6)?,
+            reason: r.get(7)?,
+            is_error: r.get(8)?,
+            text: r.get(9)?,
+            client: r.get(10)?,
+        },
+    ))
+}
+
+/// Checks the stored actor and action of a [`decision_row`].
+pub(crate) fn decode((actor, action, mut d): (String, String, Decision)) -> Result<Decision, JournalError> {
+    d.actor = parse_actor(&actor).ok_or(JournalError::Unknown { column: "actor", value: actor })?;
+    d.action = parse_action(&action).ok_or(JournalError::Unknown { column: "action", value: action })?;
+    Ok(d)
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     #[error("the decision journal has a row with {column} `{value}`, which this version does not know; update Resolve Desk or move the journal aside")]
@@ -188,6 +239,8 @@ pub enum JournalError {
     Thread(std::io::Error),
     #[error("decision journal error: {0}")]
     Sql(#[from] rusqlite::Error),
+    #[error("cannot export the history: {0}")]
+    Export(String),
 }
 
 /// How long a write (or the opening) waits for another connection that holds the database.
@@ -296,38 +349,20 @@ impl Journal {
 
     /// The latest `limit` decisions in `workspace`, newest first.
     pub fn decisions(&self, workspace: &str, limit: usize) -> Result<Vec<Decision>, JournalError> {
-        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
-        let mut stmt = conn.prepare(
-            "SELECT workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text, client
-             FROM decisions WHERE workspace = ?1 ORDER BY at_ms DESC, id DESC LIMIT ?2",
-        )?;
-        let rows = stmt.query_map(params![workspace, limit as i64], |r| {
-            Ok((
-                r.get::<_, String>(2)?,
-                r.get::<_, String>(3)?,
-                Decision {
-                    workspace: r.get(0)?,
-                    at_ms: r.get(1)?,
-                    actor: Actor::Person,
-                    action: ResolveAction::Apply,
-                    action_id: r.get(4)?,
-                    label: r.get(5)?,
-                    source_tool_name: r.get(6)?,
-                    reason: r.get(7)?,
-                    is_error: r.get(8)?,
-                    text: r.get(9)?,
-                    client: r.get(10)?,
-                },
-            ))
-        })?;
+        let conn = self.lock();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {DECISION_COLUMNS} FROM decisions WHERE workspace = ?1 ORDER BY at_ms DESC, id DESC LIMIT ?2"
+        ))?;
+        let rows = stmt.query_map(params![workspace, limit.min(i64::MAX as usize) as i64], decision_row)?;
         let mut out = Vec::new();
         for row in rows {
-            let (actor, action, mut d) = row?;
-            d.actor = parse_actor(&actor).ok_or(JournalError::Unknown { column: "actor", value: actor })?;
-            d.action = parse_action(&action).ok_or(JournalError::Unknown { column: "action", value: action })?;
-            out.push(d);
+            out.push(decode(row?)?);
         }
         Ok(out)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The workspace's history, newest first (see [`merge`]): the latest `limit` journal rows,

@@ -57,6 +57,18 @@ pub mod commands {
     pub const LIST_NOTICES: &str = "list_notices";
     /// `{ id }`: the person closed a dismissible banner; returns the remaining list.
     pub const DISMISS_NOTICE: &str = "dismiss_notice";
+    /// `{ reason }`: the person discards every pending action, top first, with `reason`
+    /// (verbatim; a blank one is refused); returns each discard's text.
+    pub const DISCARD_ALL: &str = "discard_all";
+    /// `{ proceed }`: the person answered a `close-requested`: `true` closes the window
+    /// (pending actions are kept for next time unless discarded first), `false` stays.
+    pub const CONFIRM_CLOSE: &str = "confirm_close";
+    /// `{ query: HistoryQuery, offset, limit }` → [`crate::HistoryPage`]: one page of the
+    /// workspace's history matching the query, newest first.
+    pub const SEARCH_HISTORY: &str = "search_history";
+    /// `{ query: HistoryQuery, format, path }` → [`crate::ExportOutcome`]: writes every
+    /// matching entry to `path` (replaced whole, never half-written).
+    pub const EXPORT_HISTORY: &str = "export_history";
 }
 
 /// Names of the events the shell emits (kebab-case).
@@ -69,6 +81,17 @@ pub mod events {
     pub const AGENT_EVENT: &str = "agent-event";
     /// Payload `Vec<`[`crate::Notice`]`>`: every banner to show now (replaces the list).
     pub const NOTICES_CHANGED: &str = "notices-changed";
+    /// Payload [`super::CloseRequested`]: the window is asked to close while actions are
+    /// pending; the UI asks the person and answers with `confirm_close`.
+    pub const CLOSE_REQUESTED: &str = "close-requested";
+}
+
+/// Payload of the `close-requested` event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CloseRequested {
+    /// How many actions are pending in the open workspace.
+    pub pending: u32,
 }
 
 /// Payload of the `queue-changed` event: the store's new revision.

@@ -49,9 +49,12 @@ pub use agent::{
     NewConversationOutcome, ResolvedInfo, TurnOutcome,
 };
 pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, Hunk, RenameRow, RenameStatus};
-pub use ipc::{IpcError, IpcErrorCode, QueueChanged};
+pub use ipc::{CloseRequested, IpcError, IpcErrorCode, QueueChanged};
 pub use notice::{Notice, NoticeLevel};
 pub use queue::{ActionCounts, ActionKind, ActionStatus, ActionSummary, Proposal, QueueSnapshot, ToolCallInfo};
-pub use resolve::{HistoryEntry, ResolveChoice, ResolveDetails, ResolveOutcome};
+pub use resolve::{
+    ExportFormat, ExportOutcome, HistoryEntry, HistoryOutcome, HistoryPage, HistoryQuery, ResolveChoice,
+    ResolveDetails, ResolveOutcome,
+};
 pub use session::{Policy, SessionInfo};
 pub use tool::{ScriptStep, ToolInfo, ToolProgress, ToolRunOutcome};

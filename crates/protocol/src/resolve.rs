@@ -70,3 +70,65 @@ pub struct HistoryEntry {
     /// When an agent asked first (human policy): what it proposed, and which agent.
     pub proposal: Option<Proposal>,
 }
+
+/// What became of an action, for the history's outcome filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum HistoryOutcome {
+    Applied,
+    Discarded,
+    /// A failed apply (the action stayed on the stack), or one a killed process interrupted.
+    Failed,
+}
+
+/// A history search (`search_history`, `export_history`). Empty text and `null`s match all.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryQuery {
+    /// Found in the label, reason, result text, tool name or client name (ASCII case-insensitive).
+    #[serde(default)]
+    pub text: String,
+    /// Only this tool's actions (`sourceToolName`).
+    #[serde(default)]
+    pub tool: Option<String>,
+    #[serde(default)]
+    pub outcome: Option<HistoryOutcome>,
+    /// Decided at or after (unix milliseconds).
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub from_ms: Option<i64>,
+    /// Decided before (unix milliseconds).
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub to_ms: Option<i64>,
+}
+
+/// One page of `search_history`, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryPage {
+    pub entries: Vec<HistoryEntry>,
+    /// Where this page starts among all the matches.
+    pub offset: u32,
+    /// How many entries match in all.
+    pub total: u32,
+    /// Every tool with entries in this workspace (for the tool filter), by name.
+    pub tools: Vec<String>,
+}
+
+/// What `export_history` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum ExportFormat {
+    Json,
+    Csv,
+}
+
+/// What `export_history` wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportOutcome {
+    pub path: String,
+    /// How many entries it holds.
+    pub count: u32,
+}

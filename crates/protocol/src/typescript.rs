@@ -34,6 +34,7 @@ pub fn bindings() -> String {
     declaration::<IpcErrorCode>(&mut out);
     declaration::<IpcError>(&mut out);
     declaration::<QueueChanged>(&mut out);
+    declaration::<CloseRequested>(&mut out);
     declaration::<Policy>(&mut out);
     declaration::<SessionInfo>(&mut out);
     declaration::<QueueSnapshot>(&mut out);
@@ -55,6 +56,11 @@ pub fn bindings() -> String {
     declaration::<ResolveOutcome>(&mut out);
     declaration::<ResolveDetails>(&mut out);
     declaration::<HistoryEntry>(&mut out);
+    declaration::<HistoryOutcome>(&mut out);
+    declaration::<HistoryQuery>(&mut out);
+    declaration::<HistoryPage>(&mut out);
+    declaration::<ExportFormat>(&mut out);
+    declaration::<ExportOutcome>(&mut out);
     declaration::<ToolInfo>(&mut out);
     declaration::<ToolRunOutcome>(&mut out);
     declaration::<ToolProgress>(&mut out);

@@ -3,6 +3,11 @@
 import type {
   AgentSettings,
   AgentUpdate,
+  CloseRequested,
+  ExportFormat,
+  ExportOutcome,
+  HistoryPage,
+  HistoryQuery,
   ConversationView,
   NewConversationOutcome,
   Notice,
@@ -95,6 +100,20 @@ export interface Backend {
   dismissNotice(id: string): Promise<Notice[]>;
   /** The whole list, whenever it changes. */
   onNoticesChanged(handler: (notices: Notice[]) => void): Promise<Unsubscribe>;
+
+  /** Discards every pending action as the person, top first, with `reason` (a blank one is refused); each discard's text. */
+  discardAll(reason: string): Promise<string[]>;
+  /** The window was asked to close while actions are pending: the UI asks the person, then answers with `confirmClose`. */
+  onCloseRequested(handler: (event: CloseRequested) => void): Promise<Unsubscribe>;
+  /** `true`: close the window now (pending actions are kept unless discarded first); `false`: stay. */
+  confirmClose(proceed: boolean): Promise<void>;
+
+  /** One page of the workspace's history matching `query`, newest first (`limit` ≤ 1000). */
+  searchHistory(query: HistoryQuery, offset: number, limit: number): Promise<HistoryPage>;
+  /** Writes every entry matching `query` to `path` (the whole file or nothing). */
+  exportHistory(query: HistoryQuery, format: ExportFormat, path: string): Promise<ExportOutcome>;
+  /** Asks the person where to save `defaultName`; `null` when they cancel. */
+  pickSaveFile(defaultName: string, format: ExportFormat): Promise<string | null>;
 }
 
 /** What the settings panel saves (the key itself never crosses). */

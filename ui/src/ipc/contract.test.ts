@@ -7,7 +7,8 @@ import { render, screen, within } from '@testing-library/svelte';
 import type {
   FileDiff, HistoryEntry, IpcError, QueueSnapshot, RenameRow, ResolveOutcome, ToolInfo,
 } from './backend';
-import { toBackendError } from './backend';
+import { toBackendError, type Backend } from './backend';
+import { HistorySearch } from '../state/history.svelte';
 import QueueColumn from '../components/QueueColumn.svelte';
 import DiffView from '../components/DiffView.svelte';
 import HistoryPanel from '../components/HistoryPanel.svelte';
@@ -55,10 +56,14 @@ describe('protocol fixtures (shared with crates/protocol)', () => {
     expect(screen.getByTestId('diff-summary')).toHaveTextContent(diff.summary!);
   });
 
-  it('renders history.json as Accept / error / Discard', () => {
+  it('renders history.json as Accept / error / Discard', async () => {
     const entries = fixture<HistoryEntry[]>('history.json');
-    render(HistoryPanel, { entries, now: entries[0]!.atMs });
-    const rows = screen.getAllByTestId('history-entry');
+    const search = new HistorySearch({
+      searchHistory: async (_q: unknown, offset: number, limit: number) => ({ entries: entries.slice(offset, offset + limit), offset, total: entries.length, tools: [] }),
+    } as unknown as Backend);
+    await search.reload();
+    render(HistoryPanel, { search, now: entries[0]!.atMs });
+    const rows = await screen.findAllByTestId('history-entry');
     const headers = screen.getAllByTestId('history-header').map((h) => h.textContent?.replace(/\s+/g, ' ').trim());
     expect(headers[0]).toBe('Accept: 3 replacements in 2 files [AST Edit]');
     expect(headers[1]).toBe('Failed: Changelog entry for 2.4.0 [custom_tool]');

@@ -2,11 +2,11 @@
 // Command names are snake_case; argument keys camelCase (Tauri converts them).
 import { invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
-import { open } from '@tauri-apps/plugin-dialog';
+import { open, save } from '@tauri-apps/plugin-dialog';
 import { toBackendError, type Backend, type Unsubscribe } from './backend';
 import type { AgentSettingsInput } from './backend';
 import type {
-  AgentSettings, AgentUpdate, ConversationView, NewConversationOutcome, Notice, Policy,
+  AgentSettings, AgentUpdate, CloseRequested, ExportOutcome, HistoryPage, ConversationView, NewConversationOutcome, Notice, Policy,
   FileDiff, FileEntry, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
   ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome,
 } from './generated/protocol';
@@ -23,6 +23,7 @@ export const EVENT_QUEUE_CHANGED = 'queue-changed';
 export const EVENT_TOOL_PROGRESS = 'tool-progress';
 export const EVENT_AGENT = 'agent-event';
 export const EVENT_NOTICES = 'notices-changed';
+export const EVENT_CLOSE_REQUESTED = 'close-requested';
 
 export function createTauriBackend(): Backend {
   return {
@@ -70,6 +71,22 @@ export function createTauriBackend(): Backend {
     dismissNotice: (id) => call<Notice[]>('dismiss_notice', { id }),
     async onNoticesChanged(handler: (n: Notice[]) => void): Promise<Unsubscribe> {
       return listen<Notice[]>(EVENT_NOTICES, (e) => handler(e.payload));
+    },
+    discardAll: (reason) => call<string[]>('discard_all', { reason }),
+    async onCloseRequested(handler: (e: CloseRequested) => void): Promise<Unsubscribe> {
+      return listen<CloseRequested>(EVENT_CLOSE_REQUESTED, (e) => handler(e.payload));
+    },
+    confirmClose: (proceed) => call<void>('confirm_close', { proceed }),
+    searchHistory: (query, offset, limit) => call<HistoryPage>('search_history', { query, offset, limit }),
+    exportHistory: (query, format, path) => call<ExportOutcome>('export_history', { query, format, path }),
+    async pickSaveFile(defaultName, format) {
+      try {
+        const name = format === 'csv' ? 'CSV' : 'JSON';
+        const path = await save({ defaultPath: defaultName, filters: [{ name, extensions: [format] }] });
+        return typeof path === 'string' ? path : null;
+      } catch (err) {
+        throw toBackendError(err);
+      }
     },
   };
 }

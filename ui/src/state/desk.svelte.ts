@@ -4,6 +4,8 @@
 import type { Backend } from '../ipc/backend';
 import { shortcutFor } from '../lib/shortcuts';
 import { Agent } from './agent.svelte';
+import { Leave } from './leave.svelte';
+import { HistorySearch } from './history.svelte';
 import { Notices } from './notices.svelte';
 import { Preview } from './preview.svelte';
 import { Review } from './review.svelte';
@@ -17,6 +19,10 @@ export class Desk {
   readonly tools: ToolRunner;
   readonly agent: Agent;
   readonly notices: Notices;
+  /** The question asked when leaving a workspace with pending actions. */
+  readonly leave: Leave;
+  /** The History dialog's search. */
+  readonly history: HistorySearch;
   overlay: Overlay = $state('none');
   now = $state(Date.now());
 
@@ -27,10 +33,18 @@ export class Desk {
     this.tools = new ToolRunner(backend, this.review);
     this.agent = new Agent(backend, this.review);
     this.notices = new Notices(backend);
+    this.history = new HistorySearch(backend);
+    this.leave = new Leave(backend, (path) => this.review.openWorkspace(path, () => this.agent.reset()));
   }
 
   close() {
     this.overlay = 'none';
+  }
+
+  /** Opens the History dialog on a fresh read of the whole history. */
+  openHistory() {
+    this.overlay = 'history';
+    return this.history.reload();
   }
 
   async openTool() {
@@ -57,13 +71,18 @@ export class Desk {
     return this.agent.newConversation(reason, () => { this.overlay = 'none'; }, () => this.overlay === 'newConversation');
   }
 
-  openWorkspace = (path: string) => this.review.openWorkspace(path, () => this.agent.reset());
-  openFolder = () => this.review.openFolder(() => this.agent.reset());
+  /** Opens `path`; with actions pending, asks first (keep, discard all, cancel). */
+  openWorkspace = (path: string) => this.leave.request({ kind: 'open', path }, this.review.actions.length);
+  openFolder = async () => {
+    const path = await this.review.pickFolder();
+    if (path) await this.openWorkspace(path);
+  };
 
   /** The window's shortcuts; `visiblePaths`: the file list as shown (filter applied). */
   onKeydown(e: KeyboardEvent, visiblePaths: () => string[] | undefined) {
     const action = shortcutFor(e);
     if (!action) return;
+    if (this.leave.destination) return; // its dialog handles its own keys
     if (action === 'escape') {
       if (this.overlay !== 'none') { this.overlay = 'none'; e.preventDefault(); }
       return;
@@ -91,10 +110,15 @@ export class Desk {
     let disposed = false;
     void (async () => {
       const subs = await Promise.all([
-        backend.onQueueChanged((e) => review.onQueueChanged(e.revision)),
+        backend.onQueueChanged((e) => {
+          review.onQueueChanged(e.revision);
+          // A decision adds to the history: an open History dialog shows it.
+          if (this.overlay === 'history') void this.history.reload();
+        }),
         backend.onToolProgress((p) => tools.onProgress(p)),
         backend.onAgentEvent((u) => agent.onEvent(u)),
         backend.onNoticesChanged((n) => notices.onChanged(n)),
+        backend.onCloseRequested((e) => void this.leave.request({ kind: 'close' }, e.pending)),
       ]);
       await notices.load();
       await agent.load();

@@ -181,12 +181,13 @@ export class Review {
     }
   }
 
-  async openFolder(onOpened: () => void = () => {}) {
+  /** Asks the person for a folder; `null` when they cancel or the picker fails (banner). */
+  async pickFolder(): Promise<string | null> {
     try {
-      const path = await this.backend.pickFolder();
-      if (path) await this.openWorkspace(path, onOpened);
+      return await this.backend.pickFolder();
     } catch (err) {
       this.banner = { text: message(err), isError: true };
+      return null;
     }
   }
 }

@@ -8,7 +8,8 @@
 // pushes a copy of a scenario action of that tool, `runScript` answers the scenario's steps.
 import { BackendError, type AgentSettingsInput, type Backend, type Unsubscribe } from '../ipc/backend';
 import type {
-  AgentEvent, AgentSettings, AgentUpdate, ConversationView, NewConversationOutcome, Notice, Policy, Proposal,
+  AgentEvent, AgentSettings, AgentUpdate, CloseRequested, ConversationView, ExportFormat, ExportOutcome,
+  HistoryPage, HistoryQuery, NewConversationOutcome, Notice, Policy, Proposal,
   ActionSummary, FileDiff, FileEntry, HistoryEntry, QueueChanged,
   QueueSnapshot, RenameRow, ResolveChoice, ResolveOutcome, ScriptStep, SessionInfo,
   ToolInfo, ToolProgress, ToolRunOutcome,
@@ -239,6 +240,43 @@ export class FakeBackend implements Backend {
   async listHistory(): Promise<HistoryEntry[]> {
     await this.delay();
     return structuredClone(this.history);
+  }
+
+  /** A stand-in for the journal's search: the same filters over the scenario's history. */
+  async searchHistory(query: HistoryQuery, offset: number, limit: number): Promise<HistoryPage> {
+    await this.delay();
+    const matching = this.matchHistory(query);
+    const tools = [...new Set(this.history.map((h) => h.sourceToolName))].sort();
+    return { entries: structuredClone(matching.slice(offset, offset + limit)), offset, total: matching.length, tools };
+  }
+
+  /** Files "written" by exportHistory, by path. */
+  exported = new Map<string, { format: ExportFormat; entries: HistoryEntry[] }>();
+  /** What pickSaveFile answers (`null`: the person cancels). */
+  saveAnswer: string | null = '/home/demo/history-export';
+
+  async exportHistory(query: HistoryQuery, format: ExportFormat, path: string): Promise<ExportOutcome> {
+    await this.delay();
+    const entries = this.matchHistory(query);
+    this.exported.set(path, { format, entries: structuredClone(entries) });
+    return { path, count: entries.length };
+  }
+
+  async pickSaveFile(defaultName: string, format: ExportFormat): Promise<string | null> {
+    return this.saveAnswer === null ? null : `${this.saveAnswer}.${format}`;
+  }
+
+  private matchHistory(q: HistoryQuery): HistoryEntry[] {
+    const needle = q.text.trim().toLowerCase();
+    return this.history.filter((h) => {
+      const outcome = h.isError ? 'failed' : h.action === 'apply' ? 'applied' : 'discarded';
+      const text = [h.label, h.reason, h.text, h.sourceToolName, h.client ?? ''].join('\n').toLowerCase();
+      return (!q.tool || q.tool === h.sourceToolName)
+        && (!q.outcome || q.outcome === outcome)
+        && (q.fromMs == null || h.atMs >= q.fromMs)
+        && (q.toMs == null || h.atMs < q.toMs)
+        && (!needle || text.includes(needle));
+    });
   }
 
   async listTools(): Promise<ToolInfo[]> {
@@ -495,7 +533,44 @@ export class FakeBackend implements Backend {
     queueMicrotask(() => this.noticeListeners.forEach((h) => h(structuredClone(copy))));
   }
 
+  async discardAll(reason: string): Promise<string[]> {
+    await this.delay();
+    if (this.actions.length > 0 && reason.trim() === '') {
+      throw new BackendError('reasonRequired', `${this.actions.length} actions pending: give a reason to discard them before leaving this workspace.`);
+    }
+    const discarded: string[] = [];
+    while (this.actions[0]) {
+      const out = await this.resolveAction('discard', reason, this.actions[0].summary.id);
+      discarded.push(out.text);
+    }
+    return discarded;
+  }
+
+  private closeListeners = new Set<(e: CloseRequested) => void>();
+  /** `true` once the UI answered a close request with "close"; the window is gone then. */
+  closed = false;
+
+  async onCloseRequested(handler: (e: CloseRequested) => void): Promise<Unsubscribe> {
+    this.closeListeners.add(handler);
+    return () => this.closeListeners.delete(handler);
+  }
+
+  async confirmClose(proceed: boolean): Promise<void> {
+    await this.delay();
+    if (proceed) this.closed = true;
+  }
+
   // ---- test hooks ----
+
+  /** The window's close button: closes at once when nothing is pending, else asks the UI. */
+  requestClose(): void {
+    if (this.actions.length === 0) {
+      this.closed = true;
+      return;
+    }
+    const event = { pending: this.actions.length };
+    queueMicrotask(() => this.closeListeners.forEach((h) => h(event)));
+  }
 
   /** The backend shows `notice` (in place of one with the same id), as `notices-changed` does. */
   showNotice(notice: Notice): void {

@@ -25,6 +25,15 @@ export type QueueChanged = {
 revision: number, };
 
 /**
+ * Payload of the `close-requested` event.
+ */
+export type CloseRequested = { 
+/**
+ * How many actions are pending in the open workspace.
+ */
+pending: number, };
+
+/**
  * Who resolves pending actions in this session (SPEC §7).
  */
 export type Policy = "human" | "agent";
@@ -278,6 +287,63 @@ client: string | null,
  * When an agent asked first (human policy): what it proposed, and which agent.
  */
 proposal: Proposal | null, };
+
+/**
+ * What became of an action, for the history's outcome filter.
+ */
+export type HistoryOutcome = "applied" | "discarded" | "failed";
+
+/**
+ * A history search (`search_history`, `export_history`). Empty text and `null`s match all.
+ */
+export type HistoryQuery = { 
+/**
+ * Found in the label, reason, result text, tool name or client name (ASCII case-insensitive).
+ */
+text: string, 
+/**
+ * Only this tool's actions (`sourceToolName`).
+ */
+tool: string | null, outcome: HistoryOutcome | null, 
+/**
+ * Decided at or after (unix milliseconds).
+ */
+fromMs: number | null, 
+/**
+ * Decided before (unix milliseconds).
+ */
+toMs: number | null, };
+
+/**
+ * One page of `search_history`, newest first.
+ */
+export type HistoryPage = { entries: Array<HistoryEntry>, 
+/**
+ * Where this page starts among all the matches.
+ */
+offset: number, 
+/**
+ * How many entries match in all.
+ */
+total: number, 
+/**
+ * Every tool with entries in this workspace (for the tool filter), by name.
+ */
+tools: Array<string>, };
+
+/**
+ * What `export_history` writes.
+ */
+export type ExportFormat = "json" | "csv";
+
+/**
+ * What `export_history` wrote.
+ */
+export type ExportOutcome = { path: string, 
+/**
+ * How many entries it holds.
+ */
+count: number, };
 
 /**
  * One row of `list_tools`.

@@ -1,0 +1,130 @@
+//! Leaving a workspace while actions are pending: the person is asked first.
+//!
+//! Opening another workspace and closing the window never decide anything by themselves.
+//! The UI asks (keep them for next time — the default —, discard them all with a reason,
+//! or cancel); a discard goes through the `resolve` tool as the person, top first, so each
+//! one is journalled with the reason. Closing the window while actions are pending is held
+//! back ([`on_close_requested`]) and becomes a `close-requested` event; the UI answers with
+//! `confirm_close`. A second close request while the question is open closes the window
+//! (keeping the actions, the default), so a window whose page stopped answering can still
+//! be closed.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use resolve_engine::{Actor, Session};
+use resolve_protocol::ipc::events::CLOSE_REQUESTED;
+use resolve_protocol::{CloseRequested, IpcError, IpcErrorCode};
+use serde_json::json;
+
+use crate::convert;
+
+/// Discards every pending action as the person, top first, with `reason` (passed on byte
+/// for byte, SPEC §4; only a blank one is refused, before anything is discarded). Returns
+/// each discard's text. Stops at the first refusal, which is returned; the actions not yet
+/// discarded stay on the stack.
+pub async fn discard_all(session: &Session, reason: &str, purpose: &str) -> Result<Vec<String>, IpcError> {
+    let pending = session.store().len();
+    if pending > 0 && reason.trim().is_empty() {
+        return Err(IpcError::new(
+            IpcErrorCode::ReasonRequired,
+            format!(
+                "{pending} action{} pending: give a reason to discard {} {purpose}.",
+                if pending == 1 { " is" } else { "s are" },
+                if pending == 1 { "it" } else { "them" }
+            ),
+        ));
+    }
+    let mut discarded = Vec::new();
+    while let Some(top) = session.store().list().first().map(|a| a.id.clone()) {
+        let result = session
+            .call(Actor::Person, "resolve", json!({"action": "discard", "reason": reason, "expected_id": top}))
+            .await;
+        if result.is_error {
+            return Err(convert::ipc_error(&result));
+        }
+        discarded.push(result.text_content());
+    }
+    Ok(discarded)
+}
+
+/// Whether the window may close, and whether the person is being asked.
+#[derive(Default)]
+pub struct CloseGuard {
+    /// The person answered "close" (or nothing was pending): the next close goes through.
+    confirmed: AtomicBool,
+    /// A `close-requested` is waiting for the person's answer.
+    asking: AtomicBool,
+}
+
+/// What to do with a close request.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CloseVerdict {
+    /// Let the window close.
+    Close,
+    /// Hold it and ask the person (`close-requested` with this many pending actions).
+    Ask(u32),
+}
+
+impl CloseGuard {
+    /// Decides about a close request while `pending` actions wait.
+    pub fn on_request(&self, pending: usize) -> CloseVerdict {
+        if pending == 0 || self.confirmed.load(Ordering::SeqCst) {
+            return CloseVerdict::Close;
+        }
+        // Asked already and closed again: close, keeping the actions (the default answer).
+        if self.asking.swap(true, Ordering::SeqCst) {
+            return CloseVerdict::Close;
+        }
+        CloseVerdict::Ask(pending.min(u32::MAX as usize) as u32)
+    }
+
+    /// The person's answer: `proceed` lets the next close through; otherwise the window stays.
+    pub fn answer(&self, proceed: bool) {
+        self.confirmed.store(proceed, Ordering::SeqCst);
+        self.asking.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Wired to the window's `CloseRequested`: holds the close and emits `close-requested`
+/// while actions are pending and the person has not answered.
+pub fn on_close_requested<R: tauri::Runtime>(window: &tauri::Window<R>, api: &tauri::CloseRequestApi) {
+    use tauri::{Emitter as _, Manager as _};
+    let state = window.state::<crate::state::AppState>();
+    let pending = tauri::async_runtime::block_on(state.session()).0.store().len();
+    if let CloseVerdict::Ask(pending) = state.close_guard().on_request(pending) {
+        api.prevent_close();
+        if let Err(e) = window.emit(CLOSE_REQUESTED, CloseRequested { pending }) {
+            eprintln!("resolve-desk: could not ask about closing: {e}; closing, the pending actions are kept");
+            state.close_guard().answer(true);
+            let _ = window.close();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_pending_closes_at_once() {
+        let g = CloseGuard::default();
+        assert_eq!(g.on_request(0), CloseVerdict::Close);
+    }
+
+    #[test]
+    fn pending_actions_ask_once_then_a_second_close_closes() {
+        let g = CloseGuard::default();
+        assert_eq!(g.on_request(3), CloseVerdict::Ask(3));
+        assert_eq!(g.on_request(3), CloseVerdict::Close);
+    }
+
+    #[test]
+    fn cancel_asks_again_next_time_and_proceed_lets_the_close_through() {
+        let g = CloseGuard::default();
+        assert_eq!(g.on_request(1), CloseVerdict::Ask(1));
+        g.answer(false);
+        assert_eq!(g.on_request(1), CloseVerdict::Ask(1));
+        g.answer(true);
+        assert_eq!(g.on_request(1), CloseVerdict::Close);
+    }
+}
