@@ -15,6 +15,7 @@ pub fn status(s: &engine::ActionStatus) -> wire::ActionStatus {
             wire::ActionStatus::Stale { files: files.clone(), message: message.clone() }
         }
         engine::ActionStatus::Failed { error } => wire::ActionStatus::Failed { error: error.clone() },
+        engine::ActionStatus::Orphaned { message } => wire::ActionStatus::Orphaned { message: message.clone() },
     }
 }
 

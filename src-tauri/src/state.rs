@@ -125,8 +125,9 @@ impl AppState {
         self.emitter.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Closes the current session (its pending actions are dropped, never applied) and
-    /// opens `path`.
+    /// Closes the current session (its pending actions are never applied; outside the demo
+    /// they stay kept in the journal for the next time the workspace is opened) and opens
+    /// `path`, restoring the pending actions kept for it.
     pub async fn switch(&self, path: &Path) -> Result<SessionInfo, IpcError> {
         let mut next = open_session(path, self.policy, self.journal.clone(), &self.notices).await?;
         let (old_mcp, old_session) = {
@@ -289,6 +290,13 @@ pub async fn open_session(
     load_tools(&session).map_err(|e| IpcError::new(IpcErrorCode::Internal, e))?;
     let root = session.workspace().root().display().to_string();
     report_recovery(session.recovery(), &root, journal.as_deref(), notices);
+    let session = Arc::new(session);
+    if let Some(journal) = &journal {
+        restore_pending(&session, journal, notices).await;
+        // From now on every push is kept (and recorded) and every decision forgets it;
+        // closing or switching forgets nothing.
+        session.store().set_persistence(journal.persistence(&root));
+    }
     if let Some(journal) = journal {
         // Queued, not written here: the observer runs inside the call, on an async worker.
         session.observe(move |entry| {
@@ -297,13 +305,35 @@ pub async fn open_session(
         });
     }
     Ok(Current {
-        session: Arc::new(session),
+        session,
         is_demo: false,
         _demo_dir: None,
         forwarder: None,
         mcp: None,
         conversation: Arc::new(Conversation::default()),
     })
+}
+
+/// Puts back the pending actions the journal keeps for the session's workspace (an earlier
+/// session's queue), in order, re-checked against the disk; nothing is applied. A journal
+/// that cannot be read is a banner; the session opens with an empty queue (the rows stay).
+async fn restore_pending(session: &Arc<Session>, journal: &Arc<Writer>, notices: &Notices) {
+    let (s, w) = (session.clone(), journal.clone());
+    // SQLite blocks: off the async workers. Writes queued by an earlier session come first.
+    let restored = tauri::async_runtime::spawn_blocking(move || {
+        w.flush();
+        w.journal().restore_pending(&s)
+    })
+    .await;
+    match restored {
+        Ok(Ok(report)) if report.restored.is_empty() && report.refused.is_empty() => {}
+        Ok(Ok(report)) => eprintln!("resolve-desk: {}: {}", session.workspace().root().display(), report.summary()),
+        Ok(Err(e)) => {
+            eprintln!("resolve-desk: could not read the pending actions kept for this workspace: {e}");
+            notices.show(notices::journal_write_failed(journal.journal().path(), &e));
+        }
+        Err(e) => eprintln!("resolve-desk: reading the pending actions kept for this workspace failed: {e}"),
+    }
 }
 
 /// The built-in tools of the app (the engine adds `resolve`).

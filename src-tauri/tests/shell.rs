@@ -251,11 +251,58 @@ fn decisions_are_journalled_and_shown_after_a_restart() {
     assert_eq!(entries[0]["action"], "discard");
     assert_eq!(entries[0]["earlierSession"], true);
     let queue = invoke(&again, "list_actions", json!({})).unwrap();
+    let labels: Vec<&str> = queue["actions"].as_array().unwrap().iter().map(|a| a["label"].as_str().unwrap()).collect();
     assert_eq!(
-        queue["actions"].as_array().unwrap().len(),
-        2,
-        "a restart applies nothing: the script queued two fresh previews"
+        labels,
+        vec!["AST Edit: 2 replacements in 1 file", "Batch rename: 2 files", "Batch rename: 2 files"],
+        "a restart applies nothing: the script queued two fresh previews above the one still pending"
     );
+}
+
+#[test]
+fn pending_actions_come_back_after_a_switch_and_a_restart_and_apply_the_previewed_bytes() {
+    let app = start();
+    let queue = |app: &App| -> Vec<(String, String, String)> {
+        invoke(app, "list_actions", json!({})).unwrap()["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                let s = |k: &str| a[k].as_str().unwrap_or_default().to_string();
+                (s("id"), s("label"), a["status"]["kind"].as_str().unwrap().to_string())
+            })
+            .collect()
+    };
+    let before = queue(&app);
+    assert_eq!(before.len(), 2);
+    let source = fs::read(app.ws.path().join("src/a.ts")).unwrap();
+
+    // Switching workspace keeps them (nothing applied, nothing forgotten).
+    let other = fixture_ws();
+    invoke(&app, "open_workspace", json!({"path": other.path().to_str().unwrap()})).unwrap();
+    assert!(queue(&app).is_empty(), "another workspace has its own queue");
+    invoke(&app, "open_workspace", json!({"path": app.ws.path().to_str().unwrap()})).unwrap();
+    assert_eq!(queue(&app), before, "the same ids, labels and order after switching back");
+    assert_eq!(fs::read(app.ws.path().join("src/a.ts")).unwrap(), source, "switching applied nothing");
+
+    // Closing the app keeps them too.
+    let App { _app, webview, ws, _data } = app;
+    drop(webview);
+    drop(_app);
+    let again = start_with(ws, _data, false);
+    assert_eq!(queue(&again), before, "the same queue after a restart");
+    assert_eq!(fs::read(again.ws.path().join("src/a.ts")).unwrap(), source, "a restart applied nothing");
+    let top = before[0].0.clone();
+    let outcome =
+        invoke(&again, "resolve_action", json!({"action": "apply", "reason": "after a restart", "expectedId": top}))
+            .unwrap();
+    assert_eq!(outcome["isError"], false, "{outcome}");
+    assert_eq!(
+        fs::read_to_string(again.ws.path().join("src/a.ts")).unwrap(),
+        "logger.debug(1);\nlogger.debug(\"é\", 2);\n",
+        "the previewed bytes"
+    );
+    assert_eq!(queue(&again), before[1..].to_vec());
 }
 
 // ---- notices: banners from the backend ----

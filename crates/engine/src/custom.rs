@@ -36,6 +36,9 @@ pub struct CustomToolPendingAction {
     pub source_tool_name: Option<String>,
     change_set: Option<Arc<ChangeSet>>,
     renames: Option<Arc<[RenameRow]>>,
+    /// Set by `from_change_set` (and `with_discard_text`): what rebuilds the action after a
+    /// restart.
+    recipe: Option<crate::stored::Recipe>,
 }
 
 impl CustomToolPendingAction {
@@ -53,6 +56,7 @@ impl CustomToolPendingAction {
             source_tool_name: None,
             change_set: None,
             renames: None,
+            recipe: None,
         }
     }
 
@@ -66,6 +70,7 @@ impl CustomToolPendingAction {
     ) -> Self {
         let change_set = Arc::new(change_set);
         let applied_text = applied_text.into();
+        let recipe = crate::stored::Recipe { applied_text: applied_text.clone(), discard_text: None };
         let cs = change_set.clone();
         let mut action = Self::new(label, move |_reason| {
             let cs = cs.clone();
@@ -87,6 +92,7 @@ impl CustomToolPendingAction {
             }
         });
         action.change_set = Some(change_set);
+        action.recipe = Some(recipe);
         action
     }
 
@@ -100,6 +106,23 @@ impl CustomToolPendingAction {
         self
     }
 
+    /// Sets a discard text that survives a restart: `reject(reason)` answers
+    /// `<text> Reason: <reason>`. For an action made by
+    /// [`from_change_set`](Self::from_change_set), prefer it to a `with_reject` closure, which
+    /// cannot be stored (after a restart the default discard text would be used).
+    pub fn with_discard_text(mut self, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let shown = text.clone();
+        self = self.with_reject(move |reason| {
+            let text = format!("{shown} Reason: {reason}");
+            async move { Ok(Some(ToolResult::text(text))) }
+        });
+        if let Some(recipe) = self.recipe.as_mut() {
+            recipe.discard_text = Some(text);
+        }
+        self
+    }
+
     /// Shows the action as an old → new table (every row the preview selected, renamed or
     /// not) instead of a file list; the action's kind becomes `Rename` and its counts the
     /// rows with status `Rename`. Pair it with [`from_change_set`](Self::from_change_set)
@@ -107,6 +130,15 @@ impl CustomToolPendingAction {
     pub fn with_renames(mut self, rows: Vec<RenameRow>) -> Self {
         self.renames = Some(rows.into());
         self
+    }
+
+    /// The parts the store keeps (for a restored action, rebuilt exactly as pushed).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn into_parts(
+        self,
+    ) -> (ApplyFn, Option<RejectFn>, Option<Arc<ChangeSet>>, Option<Arc<[RenameRow]>>, Option<crate::stored::Recipe>)
+    {
+        (self.apply, self.reject, self.change_set, self.renames, self.recipe)
     }
 
     pub fn with_details(mut self, details: Value) -> Self {
@@ -156,6 +188,7 @@ impl CustomToolApi {
             action.renames,
             scope.as_ref().map(|s| s.call.clone()),
             scope.as_ref().and_then(|s| s.client.clone()),
+            action.recipe,
         )?;
         if let Some(scope) = scope {
             scope.pushed.lock().unwrap_or_else(|p| p.into_inner()).push(id.clone());

@@ -28,6 +28,8 @@
 //! - [`changeset`] — `ChangeSet` — hash-pinned, atomic, all-or-nothing file changes
 //! - [`diff`] — `FileDiff`, `Hunk`, `DiffLine` — structured diffs computed with `similar`
 //! - [`session`] — `Session` — registry + store + transcript + tool choice + resolve policy
+//! - [`stored`] — `StoredAction`, `Session::restore` — pending actions that survive a restart
+//!   (change sets rebuilt and re-checked; closures come back orphaned), never applied by it
 
 pub mod changeset;
 pub mod custom;
@@ -39,6 +41,7 @@ pub mod pending;
 pub mod registry;
 pub mod resolve;
 pub mod session;
+pub mod stored;
 pub mod tool;
 pub mod workspace;
 
@@ -58,6 +61,7 @@ pub use session::{
     Actor, CallRecord, HistoryEntry, Observer, Resolve, ResolveOutcome, ResolvePolicy, Session, ToolCall, ToolChoice,
     TranscriptEntry, PREVIEW_REMINDER, SET_POLICY_TOOL_NAME,
 };
+pub use stored::{Persist, PersistFn, PreviewedFile, RestoreReport, StoredAction, StoredBody, ORPHANED_MESSAGE};
 pub use tool::{Content, ErrorCode, Progress, Tool, ToolContext, ToolError, ToolResult};
 pub use workspace::{Workspace, WorkspaceError};
 

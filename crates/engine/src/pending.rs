@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::broadcast;
 
@@ -41,6 +41,11 @@ pub enum ActionStatus {
     Failed {
         error: String,
     },
+    /// Restored after a restart, but its apply was code that could not be stored (a custom
+    /// tool's closure): it can only be discarded. `message` says so.
+    Orphaned {
+        message: String,
+    },
 }
 
 impl ActionStatus {
@@ -49,6 +54,7 @@ impl ActionStatus {
             ActionStatus::Pending => "pending",
             ActionStatus::Stale { .. } => "stale",
             ActionStatus::Failed { .. } => "failed",
+            ActionStatus::Orphaned { .. } => "orphaned",
         }
     }
 }
@@ -80,7 +86,7 @@ pub enum ActionKind {
 }
 
 /// What happens to one entry a rename preview selected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RenameStatus {
     /// Renamed on apply.
@@ -92,7 +98,7 @@ pub enum RenameStatus {
 }
 
 /// One row of a rename preview's old → new table (`to` equals `from` unless renamed).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RenameRow {
     pub from: String,
     pub to: String,
@@ -117,6 +123,9 @@ pub struct PendingAction {
     pub renames: Option<Arc<[RenameRow]>>,
     pub(crate) apply: ApplyFn,
     pub(crate) reject: Option<RejectFn>,
+    /// What rebuilds `apply`/`reject` after a restart (a change set's action); `None` for a
+    /// closure, which comes back orphaned (see [`crate::stored`]).
+    pub(crate) recipe: Option<crate::stored::Recipe>,
 }
 
 impl std::fmt::Debug for PendingAction {
@@ -200,6 +209,11 @@ pub enum StoreChange {
     Cleared {
         count: usize,
     },
+    /// Actions stored by an earlier session of the workspace were put back (bottom first,
+    /// below anything pushed since); see [`crate::Session::restore`]. Nothing was applied.
+    Restored {
+        ids: Vec<ActionId>,
+    },
 }
 
 /// Broadcast after every change; `revision` increases by one each time.
@@ -220,6 +234,8 @@ struct Inner {
     stack: Vec<Entry>,
     revision: u64,
     next_id: u64,
+    /// Told about every push and every removal, in order (see [`crate::stored::Persist`]).
+    persist: Option<crate::stored::PersistFn>,
 }
 
 /// The session's LIFO stack of pending actions.
@@ -250,7 +266,7 @@ impl PendingActionStore {
     pub fn with_id_prefix(prefix: impl Into<String>) -> Self {
         let (events, _) = broadcast::channel(1024);
         Self {
-            inner: Mutex::new(Inner { stack: Vec::new(), revision: 0, next_id: 1 }),
+            inner: Mutex::new(Inner { stack: Vec::new(), revision: 0, next_id: 1, persist: None }),
             id_prefix: prefix.into(),
             events,
         }
@@ -281,6 +297,7 @@ impl PendingActionStore {
         renames: Option<Arc<[RenameRow]>>,
         origin: Option<ToolCall>,
         pushed_by: Option<String>,
+        recipe: Option<crate::stored::Recipe>,
     ) -> Result<ActionId, ToolError> {
         if label.trim().is_empty() {
             return Err(ToolError::InvalidParams(
@@ -302,8 +319,13 @@ impl PendingActionStore {
             renames,
             apply,
             reject,
+            recipe,
         };
-        inner.stack.push(Entry { action: Arc::new(action), status: ActionStatus::Pending, proposal: None });
+        let action = Arc::new(action);
+        if let Some(persist) = &inner.persist {
+            persist(crate::stored::Persist::Save(action.to_stored()));
+        }
+        inner.stack.push(Entry { action, status: ActionStatus::Pending, proposal: None });
         self.publish(&mut inner, StoreChange::Pushed { id: id.clone() });
         Ok(id)
     }
@@ -323,6 +345,9 @@ impl PendingActionStore {
     pub fn pop(&self) -> Option<Arc<PendingAction>> {
         let mut inner = self.lock();
         let entry = inner.stack.pop()?;
+        if let Some(persist) = &inner.persist {
+            persist(crate::stored::Persist::Remove { id: entry.action.id.clone() });
+        }
         self.publish(&mut inner, StoreChange::Removed { id: entry.action.id.clone() });
         Some(entry.action)
     }
@@ -333,6 +358,9 @@ impl PendingActionStore {
         let mut inner = self.lock();
         let pos = inner.stack.iter().position(|e| e.action.id == id)?;
         let entry = inner.stack.remove(pos);
+        if let Some(persist) = &inner.persist {
+            persist(crate::stored::Persist::Remove { id: id.to_string() });
+        }
         self.publish(&mut inner, StoreChange::Decided { id: id.to_string() });
         Some(entry.action)
     }
@@ -361,6 +389,46 @@ impl PendingActionStore {
         entry.proposal = proposal;
         self.publish(&mut inner, StoreChange::ProposalChanged { id: id.to_string() });
         true
+    }
+
+    /// Mirrors every later push ([`Persist::Save`](crate::stored::Persist::Save)) and every
+    /// removal by a decision or `pop` ([`Persist::Remove`](crate::stored::Persist::Remove))
+    /// to `persist`, called in store order while the store is locked (so it must only queue,
+    /// never wait). `clear` and dropping the store are not removals: stored actions stay
+    /// stored. Restored actions are not saved again.
+    pub fn set_persistence(&self, persist: crate::stored::PersistFn) {
+        self.lock().persist = Some(persist);
+    }
+
+    /// Puts back actions of an earlier session, bottom first, below anything on the stack
+    /// (they are older). An id already on the stack is refused (`Err` with the id), never
+    /// replaced; later pushes never reuse a restored id. Publishes one `Restored` event.
+    pub(crate) fn restore_entries(
+        &self,
+        actions: Vec<(PendingAction, ActionStatus)>,
+    ) -> Vec<Result<ActionId, ActionId>> {
+        let mut inner = self.lock();
+        let mut out = Vec::with_capacity(actions.len());
+        let mut entries = Vec::new();
+        for (action, status) in actions {
+            let id = action.id.clone();
+            let taken = inner.stack.iter().chain(entries.iter()).any(|e: &Entry| e.action.id == id);
+            if taken {
+                out.push(Err(id));
+                continue;
+            }
+            if let Some(n) = id.strip_prefix(self.id_prefix.as_str()).and_then(|n| n.parse::<u64>().ok()) {
+                inner.next_id = inner.next_id.max(n.saturating_add(1));
+            }
+            entries.push(Entry { action: Arc::new(action), status, proposal: None });
+            out.push(Ok(id));
+        }
+        let ids: Vec<ActionId> = entries.iter().map(|e| e.action.id.clone()).collect();
+        if !ids.is_empty() {
+            inner.stack.splice(0..0, entries);
+            self.publish(&mut inner, StoreChange::Restored { ids });
+        }
+        out
     }
 
     /// Removes every action without running any `apply` or `reject`. Returns how many.
@@ -445,6 +513,7 @@ mod tests {
                 None,
                 None,
                 None,
+                None,
             )
             .unwrap()
     }
@@ -506,6 +575,7 @@ mod tests {
                 "t".into(),
                 None,
                 Box::new(|_| async { Ok(ToolResult::empty()) }.boxed()),
+                None,
                 None,
                 None,
                 None,

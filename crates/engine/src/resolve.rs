@@ -207,6 +207,10 @@ impl Tool for ResolveTool {
         let details_json = serde_json::to_value(&details).unwrap_or(Value::Null);
         match params.action {
             ResolveAction::Apply => {
+                // An orphaned action has no apply to run: refused before anything, status kept.
+                if let Some(ActionStatus::Orphaned { .. }) = self.store.info(&top.id).map(|a| a.status) {
+                    return Err(ToolError::Failed(crate::stored::orphaned_apply_refusal(&top.id, &top.label)));
+                }
                 // The action is named in the apply's intent record (for a crash recovery).
                 let applying = crate::changeset::ApplyContext {
                     action_id: top.id.clone(),

@@ -21,6 +21,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
+mod pending;
+pub use pending::Push;
+
 use resolve_engine::{render_resolve_header, Actor, HistoryEntry, Recovery, ResolveAction, ResolveDetails};
 use rusqlite::{params, Connection};
 
@@ -267,6 +270,48 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX IF NOT EXISTS decisions_by_workspace ON decisions (workspace, at_ms);",
     // 2: who asked (the agent or MCP client of the deciding call).
     "ALTER TABLE decisions ADD COLUMN client TEXT;",
+    // 3: pending actions kept across restarts (in push order, with their change sets' bytes),
+    // and every push (see `pending`).
+    "CREATE TABLE pending_actions (
+        seq INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        action_id TEXT NOT NULL,
+        label TEXT NOT NULL,
+        source_tool_name TEXT NOT NULL,
+        details TEXT,
+        created_at_ms INTEGER NOT NULL,
+        origin TEXT,
+        pushed_by TEXT,
+        body TEXT NOT NULL,
+        applied_text TEXT,
+        discard_text TEXT,
+        renames TEXT,
+        UNIQUE (workspace, action_id)
+    );
+    CREATE TABLE pending_changes (
+        action_seq INTEGER NOT NULL,
+        idx INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        path TEXT NOT NULL,
+        to_path TEXT,
+        entry_kind TEXT,
+        before BLOB,
+        before_hash BLOB,
+        after BLOB,
+        PRIMARY KEY (action_seq, idx)
+    );
+    CREATE TABLE pushes (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        at_ms INTEGER NOT NULL,
+        action_id TEXT NOT NULL,
+        tool_call TEXT,
+        label TEXT NOT NULL,
+        source_tool_name TEXT NOT NULL,
+        client TEXT,
+        files TEXT NOT NULL
+    );
+    CREATE INDEX pushes_by_workspace ON pushes (workspace, at_ms);",
 ];
 
 /// The schema version this build writes.
@@ -383,6 +428,10 @@ pub type WriteReport = Box<dyn Fn(&Path, Result<(), &JournalError>) + Send + 'st
 enum Job {
     Record(Decision),
     Flush(mpsc::Sender<()>),
+    /// An action pushed in a workspace: kept as pending, and its push recorded.
+    Pushed(String, Box<resolve_engine::StoredAction>),
+    /// An action decided or popped in a workspace: no longer pending.
+    Unpending(String, String),
 }
 
 /// Writes decisions to a [`Journal`] on a thread of its own, in the order they were sent, so
@@ -407,6 +456,14 @@ impl Writer {
                     Job::Flush(done) => {
                         let _ = done.send(());
                     }
+                    Job::Pushed(workspace, action) => {
+                        let saved = j.save_pending(&workspace, &action);
+                        let recorded = saved.and_then(|_| j.record_push(&Push::of(&workspace, &action)));
+                        report(j.path(), recorded.as_ref().map(|_| ()))
+                    }
+                    Job::Unpending(workspace, id) => {
+                        report(j.path(), j.remove_pending(&workspace, &id).as_ref().map(|_| ()))
+                    }
                 }
             }
         });
@@ -424,6 +481,26 @@ impl Writer {
         if let Some(tx) = self.tx.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
             let _ = tx.send(Job::Record(d));
         }
+    }
+
+    /// The store's persistence hook for `workspace` (see
+    /// `PendingActionStore::set_persistence`): each push is queued to be kept as pending and
+    /// recorded in `pushes`, each decision or pop to be forgotten, in store order. Never
+    /// blocks on SQLite.
+    pub fn persistence(self: &std::sync::Arc<Self>, workspace: &str) -> resolve_engine::PersistFn {
+        let writer = std::sync::Arc::downgrade(self);
+        let workspace = workspace.to_string();
+        Box::new(move |event| {
+            let Some(writer) = writer.upgrade() else { return };
+            let job = match event {
+                resolve_engine::Persist::Save(action) => Job::Pushed(workspace.clone(), Box::new(action)),
+                resolve_engine::Persist::Remove { id } => Job::Unpending(workspace.clone(), id),
+            };
+            let tx = writer.tx.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(tx) = tx.as_ref() {
+                let _ = tx.send(job);
+            }
+        })
     }
 
     /// Waits until everything queued so far has been written (or has failed). Blocking: call
@@ -563,7 +640,7 @@ mod tests {
         Journal::open(&path).unwrap().record(&d).unwrap();
         let j = Journal::open(&path).unwrap();
         assert_eq!(j.schema_version().unwrap(), SCHEMA_VERSION);
-        assert_eq!(SCHEMA_VERSION, 2);
+        const { assert!(SCHEMA_VERSION >= 2, "the client column came with version 2") };
         let rows = j.decisions("/w", 10).unwrap();
         assert_eq!(rows, vec![d], "the client survives reopening");
         let merged = j.history("/w", &[], 10).unwrap();
@@ -593,9 +670,10 @@ mod tests {
         Connection::open(&path).unwrap().pragma_update(None, "user_version", 7).unwrap();
         let err = Journal::open(&path).err().expect("a newer schema is refused");
         let text = err.to_string();
-        assert!(matches!(err, JournalError::TooNew { found: 7, known: 2, .. }), "{err:?}");
+        assert!(matches!(err, JournalError::TooNew { found: 7, known: SCHEMA_VERSION, .. }), "{err:?}");
         assert!(text.contains(&path.display().to_string()), "names the file: {text}");
-        assert!(text.contains("schema version 7") && text.contains("(version 2)"), "names both versions: {text}");
+        let known = format!("(version {SCHEMA_VERSION})");
+        assert!(text.contains("schema version 7") && text.contains(&known), "names both versions: {text}");
         assert!(text.contains("Update Resolve Desk, or move"), "says what to do: {text}");
         let version: i64 =
             Connection::open(&path).unwrap().pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();

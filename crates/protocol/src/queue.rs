@@ -81,6 +81,12 @@ pub enum ActionStatus {
     Failed {
         error: String,
     },
+    /// Restored after a restart without its apply (a custom tool's code cannot be stored):
+    /// Apply is refused, Discard works. `message` says so (starts `Orphaned: can only be
+    /// discarded`).
+    Orphaned {
+        message: String,
+    },
 }
 
 /// What the UI shows in the centre column for an action.

@@ -51,7 +51,18 @@ const FIXTURES: &[&str] = &[
     "conversation_view.json",
     "agent_settings.json",
     "new_conversation_outcome.json",
+    "queue_snapshot_restored.json",
 ];
+
+#[test]
+fn restored_queue_fixture_round_trips_with_an_orphaned_top() {
+    let q: QueueSnapshot = round_trip("queue_snapshot_restored.json");
+    match &q.actions[0].status {
+        ActionStatus::Orphaned { message } => assert!(message.starts_with("Orphaned: can only be discarded")),
+        other => panic!("the top action of the restored queue is orphaned, got {other:?}"),
+    }
+    assert_eq!(q.actions[1].status, ActionStatus::Pending, "a restored change set is pending again");
+}
 
 #[test]
 fn session_info_fixture_round_trips() {

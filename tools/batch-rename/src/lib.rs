@@ -38,8 +38,9 @@
 //!    [`CustomToolPendingAction`](resolve_engine::CustomToolPendingAction): a `label` (shown in the queue), `apply(reason)` (makes the
 //!    change; here the engine's [`ChangeSet`](resolve_engine::ChangeSet), pinned to the content hash of every file the
 //!    preview read, so a stale preview is refused and a failure midway is rolled back),
-//!    optional `reject(reason)` (its text replaces the default discard message), `details`
-//!    (structured data for the UI) and `source_tool_name`.
+//!    optional `reject(reason)` (its text replaces the default discard message; here
+//!    `with_discard_text`, a text rather than a closure, so it survives a restart with the
+//!    action), `details` (structured data for the UI) and `source_tool_name`.
 //! 5. **A result for the model.** The preview text, ending with the reminder that nothing was
 //!    changed yet. The session then steers the agent to `resolve`.
 //!

@@ -204,10 +204,8 @@ impl Tool for BatchRenamePreview {
             format!("Renamed {}.", plural(count, "file", "files")),
         )
         .with_renames(plan.rename_rows())
-        .with_reject(move |reason| async move {
-            let files = plural(count, "file", "files");
-            Ok(Some(ToolResult::text(format!("Discarded batch rename of {files}. Reason: {reason}"))))
-        })
+        // A discard text, not a closure: it is stored with the action and survives a restart.
+        .with_discard_text(format!("Discarded batch rename of {}.", plural(count, "file", "files")))
         .with_details(details.clone())
         .with_source_tool_name(TOOL_NAME);
         let id = self.api.push_pending_action(action)?;

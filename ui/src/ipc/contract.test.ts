@@ -41,6 +41,20 @@ describe('protocol fixtures (shared with crates/protocol)', () => {
     expect(within(cards[2]!).getByTestId('status-error')).toHaveTextContent('Permission denied');
   });
 
+  it('renders queue_snapshot_restored.json with the orphaned action marked and Apply disabled', () => {
+    const q = fixture<QueueSnapshot>('queue_snapshot_restored.json');
+    render(QueueColumn, { actions: q.actions, selectedId: q.actions[0]!.id, now: q.actions[0]!.createdAtMs, onSelect: noop });
+    const cards = screen.getAllByTestId('queue-card');
+    expect(within(cards[0]!).getByTestId('status-badge')).toHaveTextContent('orphaned');
+    expect(within(cards[0]!).getByTestId('status-orphaned')).toHaveTextContent('Orphaned: can only be discarded');
+    expect(within(cards[1]!).queryByTestId('status-badge')).toBeNull();
+    render(DecisionPanel, { action: q.actions[0]!, reason: 'cannot run any more', onApply: noop, onDiscard: noop, onRerun: noop, onGoToTop: noop });
+    expect(screen.getByTestId('orphaned-message')).toHaveTextContent('Orphaned: can only be discarded');
+    expect(screen.getByTestId('apply-button')).toBeDisabled();
+    expect(screen.getByTestId('apply-button').title).toContain('can only be discarded');
+    expect(screen.getByTestId('discard-button')).toBeEnabled();
+  });
+
   it('renders file_diff.json with line numbers and emphasis', () => {
     const diff = fixture<FileDiff>('file_diff.json');
     render(DiffView, { diff, mode: 'unified', onToggleMode: noop, onExpand: noop });

@@ -127,7 +127,7 @@ export class Review {
       this.focusReason();
       return;
     }
-    if (choice === 'apply' && action.status.kind === 'stale') return;
+    if (choice === 'apply' && (action.status.kind === 'stale' || action.status.kind === 'orphaned')) return;
     this.busy = true;
     this.deferred = null;
     this.resolveError = null;

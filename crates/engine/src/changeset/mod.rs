@@ -26,6 +26,7 @@ mod fsops;
 mod intent;
 mod lock;
 mod metadata;
+mod on_disk;
 mod plan;
 pub mod recovery;
 mod rollback;

@@ -131,7 +131,7 @@ export type ActionStatus = { "kind": "pending" } | { "kind": "stale",
 /**
  * Workspace-relative paths that changed.
  */
-files: Array<string>, message: string, } | { "kind": "failed", error: string, };
+files: Array<string>, message: string, } | { "kind": "failed", error: string, } | { "kind": "orphaned", message: string, };
 
 /**
  * What the UI shows in the centre column for an action.

@@ -1,0 +1,560 @@
+//! Pending actions kept across restarts, and the record of every push.
+//!
+//! `pending_actions` holds the actions still waiting in each workspace (a row per action, in
+//! push order: `seq`), `pending_changes` the bytes of their change sets (BLOBs, with the
+//! previewed hashes), `pushes` one row per push ever made (append-only: time, workspace,
+//! action, the tool call as JSON, label, source, who asked, the files with their previewed
+//! hashes). A pending row is saved when its action is pushed and deleted when it is
+//! decided or popped; closing a program deletes nothing. Reading a row back never drops
+//! it: a row that cannot be decoded comes back orphaned (shown, discardable, never applied).
+
+use chrono::{DateTime, Utc};
+use resolve_engine::{Change, ContentHash, EntryKind, RenameRow, Session, StoredAction, StoredBody, ToolCall};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde_json::{json, Value};
+
+use crate::{Journal, JournalError};
+
+/// One push, as recorded in `pushes`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Push {
+    pub workspace: String,
+    pub at_ms: i64,
+    pub action_id: String,
+    /// The tool call that pushed it, when it came from one.
+    pub tool_call: Option<ToolCall>,
+    pub label: String,
+    pub source_tool_name: String,
+    /// Who asked: the agent or MCP client of the pushing call, when it said.
+    pub client: Option<String>,
+    /// `[{path, from?, change, previewed_hash?}]`, hashes in hex (empty for a closure).
+    pub files: Value,
+}
+
+impl Push {
+    /// The push of `action` in `workspace`, dated when the action was made.
+    pub fn of(workspace: &str, action: &StoredAction) -> Push {
+        let files = action
+            .previewed_files()
+            .into_iter()
+            .map(|f| {
+                let mut v = json!({"path": f.path, "change": f.change.as_str()});
+                if let Some(from) = f.from {
+                    v["from"] = json!(from);
+                }
+                if let Some(h) = f.previewed_hash {
+                    v["previewed_hash"] = json!(h.to_string());
+                }
+                v
+            })
+            .collect();
+        Push {
+            workspace: workspace.to_string(),
+            at_ms: action.created_at.timestamp_millis(),
+            action_id: action.id.clone(),
+            tool_call: action.origin.clone(),
+            label: action.label.clone(),
+            source_tool_name: action.source_tool_name.clone(),
+            client: action.pushed_by.clone(),
+            files: Value::Array(files),
+        }
+    }
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Option<String> {
+    serde_json::to_string(v).ok()
+}
+
+fn entry_kind_name(k: EntryKind) -> &'static str {
+    match k {
+        EntryKind::File => "file",
+        EntryKind::Symlink => "symlink",
+    }
+}
+
+impl Journal {
+    /// Keeps `action` as pending in `workspace`, on top of the ones kept before (one
+    /// transaction: the row and every change's bytes, or nothing). Saving an id already kept
+    /// there changes nothing.
+    pub fn save_pending(&self, workspace: &str, action: &StoredAction) -> Result<(), JournalError> {
+        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let tx = conn.transaction()?;
+        let (body, applied_text, discard_text, renames) = match &action.body {
+            StoredBody::ChangeSet { renames, applied_text, discard_text, .. } => {
+                ("change_set", Some(applied_text.as_str()), discard_text.as_deref(), renames.as_ref().and_then(to_json))
+            }
+            StoredBody::Orphaned => ("orphaned", None, None, None),
+        };
+        let inserted = tx.execute(
+            "INSERT INTO pending_actions (workspace, action_id, label, source_tool_name, details, created_at_ms,
+                 origin, pushed_by, body, applied_text, discard_text, renames)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+             ON CONFLICT (workspace, action_id) DO NOTHING",
+            params![
+                workspace,
+                action.id,
+                action.label,
+                action.source_tool_name,
+                action.details.as_ref().and_then(to_json),
+                action.created_at.timestamp_millis(),
+                action.origin.as_ref().and_then(to_json),
+                action.pushed_by,
+                body,
+                applied_text,
+                discard_text,
+                renames,
+            ],
+        )?;
+        if inserted == 1 {
+            let seq = tx.last_insert_rowid();
+            if let StoredBody::ChangeSet { changes, .. } = &action.body {
+                let mut stmt = tx.prepare(
+                    "INSERT INTO pending_changes (action_seq, idx, kind, path, to_path, entry_kind, before, before_hash, after)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )?;
+                for (idx, change) in changes.iter().enumerate() {
+                    let (kind, path, to, entry, before, hash, after): (_, _, _, _, Option<&[u8]>, _, Option<&[u8]>) =
+                        match change {
+                            Change::Edit { path, before, before_hash, after } => (
+                                "edit",
+                                path,
+                                None,
+                                None,
+                                Some(&**before),
+                                Some(before_hash.to_bytes()),
+                                Some(&**after),
+                            ),
+                            Change::Create { path, contents } => {
+                                ("create", path, None, None, None, None, Some(&**contents))
+                            }
+                            Change::Delete { path, before, before_hash } => {
+                                ("delete", path, None, None, Some(&**before), Some(before_hash.to_bytes()), None)
+                            }
+                            Change::Rename { from, to, kind, before_hash } => (
+                                "rename",
+                                from,
+                                Some(to),
+                                Some(entry_kind_name(*kind)),
+                                None,
+                                Some(before_hash.to_bytes()),
+                                None,
+                            ),
+                        };
+                    stmt.execute(params![
+                        seq,
+                        idx as i64,
+                        kind,
+                        path,
+                        to,
+                        entry,
+                        before,
+                        hash.map(|h| h.to_vec()),
+                        after
+                    ])?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Forgets the pending action `action_id` of `workspace` (decided or popped). Forgetting
+    /// one that is not kept is not an error.
+    pub fn remove_pending(&self, workspace: &str, action_id: &str) -> Result<(), JournalError> {
+        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let tx = conn.transaction()?;
+        let seq: Option<i64> = tx
+            .query_row(
+                "SELECT seq FROM pending_actions WHERE workspace = ?1 AND action_id = ?2",
+                params![workspace, action_id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(seq) = seq {
+            tx.execute("DELETE FROM pending_changes WHERE action_seq = ?1", params![seq])?;
+            tx.execute("DELETE FROM pending_actions WHERE seq = ?1", params![seq])?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The pending actions kept for `workspace`, bottom first (push order): what
+    /// [`Session::restore`] takes. A row that cannot be read back is returned orphaned.
+    pub fn pending(&self, workspace: &str) -> Result<Vec<StoredAction>, JournalError> {
+        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let mut stmt = conn.prepare(
+            "SELECT seq, action_id, label, source_tool_name, details, created_at_ms, origin, pushed_by, body,
+                    applied_text, discard_text, renames
+             FROM pending_actions WHERE workspace = ?1 ORDER BY seq",
+        )?;
+        type Row = (
+            i64,
+            String,
+            String,
+            String,
+            Option<String>,
+            i64,
+            Option<String>,
+            Option<String>,
+            String,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        );
+        let rows: Vec<Row> = stmt
+            .query_map(params![workspace], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                    r.get(9)?,
+                    r.get(10)?,
+                    r.get(11)?,
+                ))
+            })?
+            .collect::<Result<_, _>>()?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (seq, id, label, source, details, created_ms, origin, pushed_by, body, applied, discard, renames) in rows {
+            let body = match (body.as_str(), applied) {
+                ("change_set", Some(applied_text)) => match read_changes(&conn, seq) {
+                    Some(changes) => {
+                        let renames: Option<Option<Vec<RenameRow>>> = match renames {
+                            None => Some(None),
+                            Some(text) => serde_json::from_str(&text).ok().map(Some),
+                        };
+                        match renames {
+                            Some(renames) => {
+                                StoredBody::ChangeSet { changes, renames, applied_text, discard_text: discard }
+                            }
+                            None => StoredBody::Orphaned,
+                        }
+                    }
+                    None => StoredBody::Orphaned,
+                },
+                _ => StoredBody::Orphaned,
+            };
+            out.push(StoredAction {
+                id,
+                label,
+                source_tool_name: source,
+                details: details.and_then(|d| serde_json::from_str(&d).ok()),
+                created_at: DateTime::<Utc>::from_timestamp_millis(created_ms).unwrap_or_default(),
+                origin: origin.and_then(|o| serde_json::from_str(&o).ok()),
+                pushed_by,
+                body,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Appends a push to `pushes`.
+    pub fn record_push(&self, push: &Push) -> Result<(), JournalError> {
+        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        conn.execute(
+            "INSERT INTO pushes (workspace, at_ms, action_id, tool_call, label, source_tool_name, client, files)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                push.workspace,
+                push.at_ms,
+                push.action_id,
+                push.tool_call.as_ref().and_then(to_json),
+                push.label,
+                push.source_tool_name,
+                push.client,
+                push.files.to_string(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The latest `limit` pushes in `workspace`, newest first.
+    pub fn pushes(&self, workspace: &str, limit: usize) -> Result<Vec<Push>, JournalError> {
+        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let mut stmt = conn.prepare(
+            "SELECT workspace, at_ms, action_id, tool_call, label, source_tool_name, client, files
+             FROM pushes WHERE workspace = ?1 ORDER BY at_ms DESC, id DESC LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![workspace, limit as i64], |r| {
+            Ok(Push {
+                workspace: r.get(0)?,
+                at_ms: r.get(1)?,
+                action_id: r.get(2)?,
+                tool_call: r.get::<_, Option<String>>(3)?.and_then(|t| serde_json::from_str(&t).ok()),
+                label: r.get(4)?,
+                source_tool_name: r.get(5)?,
+                client: r.get(6)?,
+                files: serde_json::from_str(&r.get::<_, String>(7)?).unwrap_or(Value::Null),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Puts the actions kept for the session's workspace back on its stack (see
+    /// [`Session::restore`]): in order, re-checked against the disk, never applied.
+    pub fn restore_pending(&self, session: &Session) -> Result<resolve_engine::RestoreReport, JournalError> {
+        let root = session.workspace().root().display().to_string();
+        Ok(session.restore(self.pending(&root)?))
+    }
+}
+
+/// The stored changes of one action in order, or `None` if a row cannot be read back
+/// (unknown kind, missing bytes, a hash of the wrong length).
+fn read_changes(conn: &Connection, seq: i64) -> Option<Vec<Change>> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT kind, path, to_path, entry_kind, before, before_hash, after
+             FROM pending_changes WHERE action_seq = ?1 ORDER BY idx",
+        )
+        .ok()?;
+    type Row = (String, String, Option<String>, Option<String>, Option<Vec<u8>>, Option<Vec<u8>>, Option<Vec<u8>>);
+    let rows: Vec<Row> = stmt
+        .query_map(params![seq], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))
+        .ok()?
+        .collect::<Result<_, _>>()
+        .ok()?;
+    let hash = |h: Option<Vec<u8>>| -> Option<ContentHash> { Some(ContentHash::from_bytes(h?.try_into().ok()?)) };
+    rows.into_iter()
+        .map(|(kind, path, to, entry, before, before_hash, after)| match kind.as_str() {
+            "edit" => Some(Change::Edit {
+                path,
+                before: before?.into(),
+                before_hash: hash(before_hash)?,
+                after: after?.into(),
+            }),
+            "create" => Some(Change::Create { path, contents: after?.into() }),
+            "delete" => Some(Change::Delete { path, before: before?.into(), before_hash: hash(before_hash)? }),
+            "rename" => Some(Change::Rename {
+                from: path,
+                to: to?,
+                kind: match entry?.as_str() {
+                    "file" => EntryKind::File,
+                    "symlink" => EntryKind::Symlink,
+                    _ => return None,
+                },
+                before_hash: hash(before_hash)?,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use resolve_engine::{ChangeKind, Persist, RenameStatus};
+
+    use super::*;
+
+    fn edit_and_rename(id: &str) -> StoredAction {
+        let mut changes = Vec::new();
+        let before: Arc<[u8]> = b"one\r\n\xEF\xBB\xBF\x00binary".to_vec().into();
+        changes.push(Change::Edit {
+            path: "src/a.ts".into(),
+            before_hash: ContentHash::of(&before),
+            before,
+            after: b"ONE\r\n".to_vec().into(),
+        });
+        changes.push(Change::Create { path: "new/b.txt".into(), contents: b"new".to_vec().into() });
+        changes.push(Change::Delete {
+            path: "old.txt".into(),
+            before: b"old".to_vec().into(),
+            before_hash: ContentHash::of(b"old"),
+        });
+        changes.push(Change::Rename {
+            from: "img_1.PNG".into(),
+            to: "photo-1.png".into(),
+            kind: EntryKind::Symlink,
+            before_hash: ContentHash::of(b"target"),
+        });
+        StoredAction {
+            id: id.into(),
+            label: "AST Edit: 1 replacement in 1 file".into(),
+            source_tool_name: "ast_edit".into(),
+            details: Some(json!({"files": [{"path": "src/a.ts"}]})),
+            created_at: DateTime::<Utc>::from_timestamp_millis(1_764_694_320_123).unwrap(),
+            origin: Some(ToolCall { tool: "ast_edit".into(), params: json!({"ops": [{"pat": "a", "out": "b"}]}) }),
+            pushed_by: Some("claude-code".into()),
+            body: StoredBody::ChangeSet {
+                changes,
+                renames: Some(vec![RenameRow {
+                    from: "img_1.PNG".into(),
+                    to: "photo-1.png".into(),
+                    status: RenameStatus::Rename,
+                }]),
+                applied_text: "Applied 1 replacement in 1 file.".into(),
+                discard_text: Some("Discarded batch rename of 1 file.".into()),
+            },
+        }
+    }
+
+    fn orphan(id: &str) -> StoredAction {
+        StoredAction {
+            id: id.into(),
+            label: "Mail: notify".into(),
+            source_tool_name: "custom_tool".into(),
+            details: None,
+            created_at: DateTime::<Utc>::from_timestamp_millis(5).unwrap(),
+            origin: None,
+            pushed_by: None,
+            body: StoredBody::Orphaned,
+        }
+    }
+
+    fn changes_of(a: &StoredAction) -> Vec<String> {
+        match &a.body {
+            StoredBody::ChangeSet { changes, .. } => changes.iter().map(|c| format!("{c:?}")).collect(),
+            StoredBody::Orphaned => vec!["orphaned".into()],
+        }
+    }
+
+    #[test]
+    fn pending_actions_survive_reopening_the_file_in_push_order_with_every_byte_and_hash() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.sqlite3");
+        let (a, b, c) = (edit_and_rename("pa-x-1"), orphan("pa-x-2"), edit_and_rename("pa-x-3"));
+        {
+            let j = Journal::open(&path).unwrap();
+            for action in [&a, &b, &c] {
+                j.save_pending("/w", action).unwrap();
+            }
+            j.save_pending("/other", &orphan("pa-y-1")).unwrap();
+            j.save_pending("/w", &orphan("pa-x-1")).unwrap();
+        }
+        let j = Journal::open(&path).unwrap();
+        let back = j.pending("/w").unwrap();
+        let ids: Vec<&str> = back.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            vec!["pa-x-1", "pa-x-2", "pa-x-3"],
+            "push order, this workspace only, a saved id not saved twice"
+        );
+        assert_eq!(changes_of(&back[0]), changes_of(&a), "every change, byte for byte, with its hash");
+        assert_eq!(back[0].created_at, a.created_at);
+        assert_eq!(back[0].origin, a.origin);
+        assert_eq!(back[0].details, a.details);
+        assert_eq!(back[0].pushed_by.as_deref(), Some("claude-code"));
+        match &back[0].body {
+            StoredBody::ChangeSet { renames, applied_text, discard_text, .. } => {
+                assert_eq!(renames.as_ref().unwrap()[0].to, "photo-1.png");
+                assert_eq!(applied_text, "Applied 1 replacement in 1 file.");
+                assert_eq!(discard_text.as_deref(), Some("Discarded batch rename of 1 file."));
+            }
+            StoredBody::Orphaned => panic!("a change set must come back as one"),
+        }
+        assert!(matches!(back[1].body, StoredBody::Orphaned));
+        j.remove_pending("/w", "pa-x-2").unwrap();
+        j.remove_pending("/w", "pa-x-2").unwrap();
+        let ids: Vec<String> = j.pending("/w").unwrap().into_iter().map(|s| s.id).collect();
+        assert_eq!(ids, vec!["pa-x-1", "pa-x-3"], "a removed action is gone, the order of the others kept");
+        let left: i64 =
+            j.conn.lock().unwrap().query_row("SELECT COUNT(*) FROM pending_changes", [], |r| r.get(0)).unwrap();
+        assert_eq!(left, 8, "the removed action's changes (none: orphaned) and only those are gone");
+        j.remove_pending("/w", "pa-x-1").unwrap();
+        let left: i64 =
+            j.conn.lock().unwrap().query_row("SELECT COUNT(*) FROM pending_changes", [], |r| r.get(0)).unwrap();
+        assert_eq!(left, 4, "removing an action removes its bytes");
+    }
+
+    #[test]
+    fn a_row_that_cannot_be_read_back_comes_back_orphaned_not_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open(&dir.path().join("j.sqlite3")).unwrap();
+        j.save_pending("/w", &edit_and_rename("pa-x-1")).unwrap();
+        j.conn
+            .lock()
+            .unwrap()
+            .execute("UPDATE pending_changes SET before_hash = x'00' WHERE kind = 'edit'", [])
+            .unwrap();
+        let back = j.pending("/w").unwrap();
+        assert_eq!(back.len(), 1, "never dropped");
+        assert_eq!(back[0].label, "AST Edit: 1 replacement in 1 file");
+        assert!(matches!(back[0].body, StoredBody::Orphaned), "a damaged change set is never applied");
+    }
+
+    #[test]
+    fn every_push_is_recorded_with_its_call_client_and_previewed_hashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open(&dir.path().join("j.sqlite3")).unwrap();
+        let a = edit_and_rename("pa-x-1");
+        j.record_push(&Push::of("/w", &a)).unwrap();
+        j.record_push(&Push::of("/w", &orphan("pa-x-2"))).unwrap();
+        let pushes = j.pushes("/w", 10).unwrap();
+        assert_eq!(pushes.len(), 2);
+        let p = pushes.iter().find(|p| p.action_id == "pa-x-1").unwrap();
+        assert_eq!(p.tool_call, a.origin, "the tool call as made");
+        assert_eq!(p.client.as_deref(), Some("claude-code"), "who asked");
+        assert_eq!(p.at_ms, 1_764_694_320_123);
+        let files = p.files.as_array().unwrap();
+        assert_eq!(files.len(), 4);
+        assert_eq!(files[0]["path"], "src/a.ts");
+        assert_eq!(files[0]["change"], ChangeKind::Modified.as_str());
+        assert_eq!(files[0]["previewed_hash"].as_str().unwrap().len(), 64, "a BLAKE3 hash in hex");
+        assert!(files[1].get("previewed_hash").is_none(), "a creation read nothing");
+        assert_eq!(files[3]["from"], "img_1.PNG");
+        let o = pushes.iter().find(|p| p.action_id == "pa-x-2").unwrap();
+        assert_eq!(o.files, json!([]), "a closure has no files");
+        assert!(j.pushes("/other", 10).unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_writer_mirrors_pushes_and_removals_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Arc::new(Journal::open(&dir.path().join("j.sqlite3")).unwrap());
+        let failures = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let f = failures.clone();
+        let writer = Arc::new(
+            crate::Writer::spawn(
+                journal.clone(),
+                Box::new(move |_, r| {
+                    if let Err(e) = r {
+                        f.lock().unwrap().push(e.to_string());
+                    }
+                }),
+            )
+            .unwrap(),
+        );
+        let hook = writer.persistence("/w");
+        hook(Persist::Save(edit_and_rename("pa-x-1")));
+        hook(Persist::Save(orphan("pa-x-2")));
+        hook(Persist::Remove { id: "pa-x-1".into() });
+        hook(Persist::Save(orphan("pa-x-3")));
+        writer.flush();
+        assert!(failures.lock().unwrap().is_empty(), "{:?}", failures.lock().unwrap());
+        let ids: Vec<String> = journal.pending("/w").unwrap().into_iter().map(|s| s.id).collect();
+        assert_eq!(ids, vec!["pa-x-2", "pa-x-3"]);
+        assert_eq!(journal.pushes("/w", 10).unwrap().len(), 3, "every push is recorded, removed or not");
+    }
+
+    #[test]
+    fn a_journal_at_the_previous_version_gains_the_pending_tables_and_keeps_its_decisions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite3");
+        {
+            let mut conn = Connection::open(&path).unwrap();
+            let tx = conn.transaction().unwrap();
+            for step in &crate::MIGRATIONS[..crate::MIGRATIONS.len() - 1] {
+                tx.execute_batch(step).unwrap();
+            }
+            tx.pragma_update(None, "user_version", crate::SCHEMA_VERSION - 1).unwrap();
+            tx.execute(
+                "INSERT INTO decisions (workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text)
+                 VALUES ('/w', 1, 'person', 'apply', 'old-1', 'l', 's', 'r', 0, 't')",
+                [],
+            )
+            .unwrap();
+            tx.commit().unwrap();
+        }
+        let j = Journal::open(&path).unwrap();
+        assert_eq!(j.schema_version().unwrap(), crate::SCHEMA_VERSION);
+        assert_eq!(j.decisions("/w", 10).unwrap().len(), 1, "the decision is kept");
+        j.save_pending("/w", &orphan("pa-x-1")).unwrap();
+        assert_eq!(j.pending("/w").unwrap().len(), 1);
+    }
+}
