@@ -28,6 +28,7 @@
 //! - [`changeset`] — `ChangeSet` — hash-pinned, atomic, all-or-nothing file changes
 //! - [`diff`] — `FileDiff`, `Hunk`, `DiffLine` — structured diffs computed with `similar`
 //! - [`session`] — `Session` — registry + store + transcript + tool choice + resolve policy
+//! - [`staleness`] — `recheck`: pending actions re-checked against the disk when files change (live stale)
 
 pub mod changeset;
 pub mod custom;
@@ -39,6 +40,7 @@ pub mod pending;
 pub mod registry;
 pub mod resolve;
 pub mod session;
+pub mod staleness;
 pub mod tool;
 pub mod workspace;
 
@@ -46,6 +48,7 @@ pub use changeset::{
     plural, recover, ApplyContext, ApplyError, ApplyReport, Change, ChangeCounts, ChangeKind, ChangeSet, ContentHash,
     EntryKind, FileSummary, Recovery, RecoveryOutcome,
 };
+pub use changeset::{Affected, SincePreview};
 pub use custom::{CustomToolApi, CustomToolPendingAction, ToolFactory};
 pub use diff::{language_for_path, DiffLine, FileDiff, Hunk, LineKind};
 pub use pending::{
@@ -58,6 +61,7 @@ pub use session::{
     Actor, CallRecord, HistoryEntry, Observer, Resolve, ResolveOutcome, ResolvePolicy, Session, ToolCall, ToolChoice,
     TranscriptEntry, PREVIEW_REMINDER, SET_POLICY_TOOL_NAME,
 };
+pub use staleness::{recheck, Recheck};
 pub use tool::{Content, ErrorCode, Progress, Tool, ToolContext, ToolError, ToolResult};
 pub use workspace::{Workspace, WorkspaceError};
 

@@ -57,6 +57,8 @@ pub mod commands {
     pub const LIST_NOTICES: &str = "list_notices";
     /// `{ id }`: the person closed a dismissible banner; returns the remaining list.
     pub const DISMISS_NOTICE: &str = "dismiss_notice";
+    /// `{ actionId, path } -> SincePreview`: a stale file's previewed content → the disk now
+    pub const GET_SINCE_PREVIEW: &str = "get_since_preview";
 }
 
 /// Names of the events the shell emits (kebab-case).
