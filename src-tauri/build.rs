@@ -23,6 +23,7 @@ fn main() {
         "save_agent_settings",
         "list_notices",
         "dismiss_notice",
+        "get_since_preview",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

@@ -55,6 +55,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             commands::save_agent_settings,
             commands::list_notices,
             commands::dismiss_notice,
+            commands::get_since_preview,
         ])
         .setup(|app| {
             let handle = app.handle().clone();

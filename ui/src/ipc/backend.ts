@@ -18,6 +18,7 @@ import type {
   ResolveOutcome,
   ScriptStep,
   SessionInfo,
+  SincePreview,
   ToolInfo,
   ToolProgress,
   ToolRunOutcome,
@@ -95,6 +96,9 @@ export interface Backend {
   dismissNotice(id: string): Promise<Notice[]>;
   /** The whole list, whenever it changes. */
   onNoticesChanged(handler: (notices: Notice[]) => void): Promise<Unsubscribe>;
+
+  /** What changed at a stale action's file since its preview: the previewed content → the disk now. */
+  getSincePreview(actionId: string, path: string): Promise<SincePreview>;
 }
 
 /** What the settings panel saves (the key itself never crosses). */

@@ -8,7 +8,7 @@ import type { AgentSettingsInput } from './backend';
 import type {
   AgentSettings, AgentUpdate, ConversationView, NewConversationOutcome, Notice, Policy,
   FileDiff, FileEntry, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
-  ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome,
+  ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome, SincePreview,
 } from './generated/protocol';
 
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
@@ -71,5 +71,6 @@ export function createTauriBackend(): Backend {
     async onNoticesChanged(handler: (n: Notice[]) => void): Promise<Unsubscribe> {
       return listen<Notice[]>(EVENT_NOTICES, (e) => handler(e.payload));
     },
+    getSincePreview: (actionId, path) => call<SincePreview>('get_since_preview', { actionId, path }),
   };
 }

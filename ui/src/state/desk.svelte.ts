@@ -7,6 +7,7 @@ import { Agent } from './agent.svelte';
 import { Notices } from './notices.svelte';
 import { Preview } from './preview.svelte';
 import { Review } from './review.svelte';
+import { SinceChanges } from './sincePreview.svelte';
 import { ToolRunner } from './tools.svelte';
 
 export type Overlay = 'none' | 'help' | 'history' | 'tool' | 'script' | 'settings' | 'newConversation';
@@ -17,6 +18,7 @@ export class Desk {
   readonly tools: ToolRunner;
   readonly agent: Agent;
   readonly notices: Notices;
+  readonly since: SinceChanges;
   overlay: Overlay = $state('none');
   now = $state(Date.now());
 
@@ -27,6 +29,7 @@ export class Desk {
     this.tools = new ToolRunner(backend, this.review);
     this.agent = new Agent(backend, this.review);
     this.notices = new Notices(backend);
+    this.since = new SinceChanges(backend, this.review);
   }
 
   close() {

@@ -11,7 +11,7 @@ import type {
   AgentEvent, AgentSettings, AgentUpdate, ConversationView, NewConversationOutcome, Notice, Policy, Proposal,
   ActionSummary, FileDiff, FileEntry, HistoryEntry, QueueChanged,
   QueueSnapshot, RenameRow, ResolveChoice, ResolveOutcome, ScriptStep, SessionInfo,
-  ToolInfo, ToolProgress, ToolRunOutcome,
+  ToolInfo, ToolProgress, ToolRunOutcome, SincePreview,
 } from '../ipc/generated/protocol';
 import DEMO_JSON from '../ipc/fixtures/demo.json';
 // The agent's events come from the protocol fixtures the Rust side round-trips, so the
@@ -29,6 +29,8 @@ export type Scenario = {
   renames: Record<string, RenameRow[]>;
   history: HistoryEntry[];
   scriptSteps: ScriptStep[];
+  /** What changed since the preview, by action id and stale file (live staleness). */
+  sincePreview?: Record<string, Record<string, SincePreview>>;
 };
 
 /** The real demo workspace, as the shell's commands serve it. */
@@ -74,6 +76,7 @@ export class FakeBackend implements Backend {
   private readonly templates: FakeAction[];
   private readonly tools: ToolInfo[];
   private readonly scriptSteps: ScriptStep[];
+  private readonly sincePreview: Record<string, Record<string, SincePreview>>;
   private history: HistoryEntry[] = [];
   private revision: number;
   private nextCall = 1;
@@ -93,6 +96,7 @@ export class FakeBackend implements Backend {
     this.templates = actionsOf(scenario);
     this.tools = structuredClone(scenario.tools);
     this.scriptSteps = structuredClone(scenario.scriptSteps);
+    this.sincePreview = structuredClone(scenario.sincePreview ?? {});
     this.session = structuredClone(scenario.session);
     this.revision = scenario.queue.revision;
     this.session.revision = this.revision;
@@ -519,5 +523,13 @@ export class FakeBackend implements Backend {
     const top = this.actions[0];
     if (top) top.failNextApply = error;
   }
-}
 
+  /** The scenario's since-preview diff of a stale file (computed by the real backend). */
+  async getSincePreview(actionId: string, path: string): Promise<SincePreview> {
+    await this.delay(Math.min(this.latencyMs, 120));
+    this.find(actionId);
+    const since = this.sincePreview[actionId]?.[path];
+    if (!since) throw new BackendError('unknownFile', `Pending action ${actionId} does not preview ${path}; choose one of the files it names.`);
+    return structuredClone(since);
+  }
+}
