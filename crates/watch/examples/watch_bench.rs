@@ -80,6 +80,10 @@ fn main() {
         csw1 - csw0
     );
 
+    for (name, ticks) in thread_ticks() {
+        println!("  thread {name}: {ticks} ticks of CPU since it started");
+    }
+
     // 3. Save → stale, revert → pending.
     let mut events = session.store().subscribe();
     let mut to_stale = Vec::new();
@@ -105,6 +109,8 @@ fn main() {
                 }
             }
             samples.push(t.elapsed() - saved);
+            // Let the burst settle (the debouncer's last batch of this save) before the next.
+            std::thread::sleep(Duration::from_millis(400));
         }
     }
     watcher.stop();
@@ -183,4 +189,19 @@ fn usage() -> (Duration, i64) {
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
     let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
     (tv(u.ru_utime) + tv(u.ru_stime), u.ru_nvcsw + u.ru_nivcsw)
+}
+
+/// (name, user + system clock ticks) of every thread of this process.
+fn thread_ticks() -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir("/proc/self/task").into_iter().flatten().flatten() {
+        let name = fs::read_to_string(entry.path().join("comm")).unwrap_or_default().trim().to_string();
+        let stat = fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+        let f: Vec<&str> = after.split_whitespace().collect();
+        let ticks = f.get(11).and_then(|u| u.parse::<u64>().ok()).unwrap_or(0)
+            + f.get(12).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+        out.push((name, ticks));
+    }
+    out
 }

@@ -1,7 +1,7 @@
 //! # resolve-watch
 //!
 //! Live staleness: a [`Watcher`] follows the open workspace (recursively, with `notify`:
-//! inotify on Linux) and, after each quiet spell ([`DEBOUNCE`], `notify-debouncer-mini`),
+//! inotify on Linux) and, after each quiet spell ([`DEBOUNCE`] without a new event),
 //! re-checks the session's pending actions for the paths that changed
 //! ([`resolve_engine::staleness`]): an action whose previewed files drifted turns stale in
 //! the queue without anyone pressing Apply, and turns pending again when they are changed
@@ -9,9 +9,15 @@
 //! them.
 //!
 //! Why it is shaped this way:
-//! - **Nothing runs while nothing changes.** inotify wakes the watcher only for events; the
-//!   mini debouncer blocks until one arrives (no timer ticks while idle), and the re-check
-//!   thread blocks on its channel. Idle CPU is the kernel's, not ours.
+//! - **Nothing runs while nothing changes.** inotify wakes the watcher only for events, and
+//!   the re-check thread, which also debounces, blocks on its channel until one arrives (a
+//!   time-out only while a burst is settling). Idle CPU is the kernel's, not ours.
+//! - **Reads are not changes.** notify's inotify watch also reports every *open* of a file
+//!   or folder (`Access` events): anyone reading the workspace (an indexer, `git status`, and
+//!   the re-check itself, which opens the files it hashes and the root it locks) would
+//!   otherwise start a re-check, which reads, which starts one… Access events are dropped
+//!   before debouncing. This is why the debounce is ours: `notify-debouncer-mini` erases the
+//!   event kinds, so reads cannot be told from writes after it.
 //! - **Our own writes do not flash the queue.** Names of the change set's temporaries and
 //!   intent record (`.rdesk-*`, `.rdesk-apply.log`) are never re-checked; the re-check takes
 //!   the workspace lock, so it runs before or after an apply, never in the middle; and the
@@ -20,7 +26,7 @@
 //!   ([`resolve_engine::LOCK_WAIT`]) keeps the paths for the next batch (the apply's
 //!   removal of its intent record is one).
 //! - **Stops with the workspace.** Dropping the [`Watcher`] (workspace switched, window
-//!   closed) stops the inotify watch and the debouncer, and joins the re-check thread.
+//!   closed) stops the inotify watch and joins the re-check thread.
 //!
 //! No Tauri and no UI here: the app starts one per open workspace; benchmarks and tests use
 //! it directly.
@@ -32,8 +38,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
+use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 use resolve_engine::changeset::LOCK_WAIT;
 use resolve_engine::{Affected, Session};
 
@@ -44,6 +49,10 @@ pub const DEBOUNCE: Duration = Duration::from_millis(100);
 /// How long paths a re-check could not look at (an apply held the lock) wait before the
 /// next try, when no other event comes first.
 const RETRY: Duration = Duration::from_millis(500);
+
+/// The longest a burst of events delays its re-check (a build writing without a pause must
+/// not hold staleness back for ever).
+const MAX_SETTLE: Duration = Duration::from_secs(1);
 
 /// The prefix of every name the change set writes beside its targets (temporaries, backups,
 /// parked rename sources) and of its intent record.
@@ -67,7 +76,7 @@ enum Msg {
 
 /// A running watch of one session's workspace. Dropping it stops the watch.
 pub struct Watcher {
-    debouncer: Option<Debouncer<RecommendedWatcher>>,
+    inotify: Option<RecommendedWatcher>,
     to_worker: mpsc::Sender<Msg>,
     worker: Option<JoinHandle<()>>,
 }
@@ -87,21 +96,24 @@ impl Watcher {
         let (to_worker, inbox) = mpsc::channel::<Msg>();
         let events = to_worker.clone();
         let watched_root = root.clone();
-        let mut debouncer = new_debouncer(debounce, move |batch: DebounceEventResult| {
-            let msg = match batch {
-                Ok(events) => Msg::Changed(relevant_paths(&watched_root, events.into_iter().map(|e| e.path))),
+        let mut inotify = notify::recommended_watcher(move |event: notify::Result<Event>| {
+            let msg = match event {
+                // Opening a file or folder is not a change (see the crate docs).
+                Ok(e) if matches!(e.kind, EventKind::Access(_)) => return,
+                Ok(e) if e.need_rescan() => Msg::Everything,
+                Ok(e) => Msg::Changed(relevant_paths(&watched_root, e.paths.into_iter())),
                 Err(_) => Msg::Everything,
             };
             // The worker is gone only when the watcher is being dropped.
             let _ = events.send(msg);
         })
         .map_err(|e| start_error(&e))?;
-        debouncer.watcher().watch(&root, RecursiveMode::Recursive).map_err(|e| start_error(&e))?;
+        inotify.watch(&root, RecursiveMode::Recursive).map_err(|e| start_error(&e))?;
         let worker = std::thread::Builder::new()
             .name("resolve-watch".into())
-            .spawn(move || run_worker(session, inbox))
+            .spawn(move || run_worker(session, inbox, debounce))
             .map_err(|e| start_error(&e))?;
-        Ok(Watcher { debouncer: Some(debouncer), to_worker, worker: Some(worker) })
+        Ok(Watcher { inotify: Some(inotify), to_worker, worker: Some(worker) })
     }
 
     /// Stops the watch and waits for a re-check in progress to end.
@@ -110,8 +122,8 @@ impl Watcher {
     }
 
     fn shutdown(&mut self) {
-        // Inotify and the debouncer first, so no batch arrives after the stop.
-        drop(self.debouncer.take());
+        // Inotify first, so no event arrives after the stop.
+        drop(self.inotify.take());
         let _ = self.to_worker.send(Msg::Stop);
         if let Some(worker) = self.worker.take() {
             let _ = worker.join();
@@ -140,23 +152,43 @@ fn relevant_paths(root: &Path, paths: impl Iterator<Item = PathBuf>) -> HashSet<
     out
 }
 
-/// Re-checks each batch of changed paths; paths that could not be checked (an apply held
-/// the lock) are kept for the next batch or a retry.
-fn run_worker(session: Arc<Session>, inbox: mpsc::Receiver<Msg>) {
+/// Debounces the events (a re-check once `debounce` passed without a new one) and
+/// re-checks the changed paths; paths that could not be checked (an apply held the lock)
+/// are kept for the next batch or a retry.
+fn run_worker(session: Arc<Session>, inbox: mpsc::Receiver<Msg>, debounce: Duration) {
     let mut waiting: HashSet<String> = HashSet::new();
     let mut everything = false;
+    let mut settling: Option<std::time::Instant> = None;
     loop {
-        // Blocks without a timeout while nothing waits: no wake-ups when idle.
-        let msg = if waiting.is_empty() && !everything {
+        // Blocks without a time-out while nothing waits: no wake-ups when idle.
+        let msg = if let Some(since) = settling {
+            let left = MAX_SETTLE.saturating_sub(since.elapsed());
+            if left.is_zero() {
+                Err(RecvTimeoutError::Timeout)
+            } else {
+                inbox.recv_timeout(debounce.min(left))
+            }
+        } else if waiting.is_empty() && !everything {
             inbox.recv().map_err(|_| RecvTimeoutError::Disconnected)
         } else {
             inbox.recv_timeout(RETRY)
         };
         match msg {
             Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return,
-            Ok(Msg::Changed(paths)) => waiting.extend(paths),
-            Ok(Msg::Everything) => everything = true,
-            Err(RecvTimeoutError::Timeout) => {}
+            Ok(Msg::Changed(paths)) => {
+                if !paths.is_empty() {
+                    settling.get_or_insert_with(std::time::Instant::now);
+                }
+                waiting.extend(paths);
+                continue;
+            }
+            Ok(Msg::Everything) => {
+                everything = true;
+                settling.get_or_insert_with(std::time::Instant::now);
+                continue;
+            }
+            // A quiet spell: the burst is over (or it is time to retry).
+            Err(RecvTimeoutError::Timeout) => settling = None,
         }
         if session.is_closed() {
             return;

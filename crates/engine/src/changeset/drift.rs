@@ -36,11 +36,10 @@ impl Affected<'_> {
     fn touches(&self, path: &str) -> bool {
         match self {
             Affected::All => true,
+            // The path itself or one of its folders (the root is ""): as many lookups as the
+            // path is deep, however large the batch.
             Affected::Paths(set) => {
-                set.contains(path)
-                    || set
-                        .iter()
-                        .any(|p| p.is_empty() || (path.starts_with(p.as_str()) && path[p.len()..].starts_with('/')))
+                set.contains(path) || set.contains("") || path.match_indices('/').any(|(i, _)| set.contains(&path[..i]))
             }
         }
     }
@@ -152,7 +151,9 @@ impl ChangeSet {
             Change::Rename { from, to, .. } => from == path || to == path,
             other => other.path() == path,
         })?;
-        let why = self.drift(ws, Affected::All).into_iter().find(|(p, _)| p == path).map(|(_, why)| why);
+        // Only this file is read (a stale action of a thousand files asks once per file).
+        let only: HashSet<String> = [normalised(ws, path, false), normalised(ws, path, true)].into_iter().collect();
+        let why = self.drift(ws, Affected::Paths(&only)).into_iter().find(|(p, _)| p == path).map(|(_, why)| why);
         let diff = match change {
             Change::Edit { before, .. } | Change::Delete { before, .. } => match read_now(ws, path, false) {
                 Ok(Some(now)) => FileDiff::compute(path, None, before, &now, CONTEXT),
