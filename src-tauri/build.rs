@@ -27,6 +27,7 @@ fn main() {
         "confirm_close",
         "search_history",
         "export_history",
+        "get_since_preview",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

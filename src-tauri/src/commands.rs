@@ -281,4 +281,21 @@ pub async fn export_history(
     path: String,
 ) -> Result<wire::ExportOutcome> {
     crate::history::export(&state, &query, format, std::path::Path::new(&path)).await
+/// What changed at `path`, a file of stale action `action_id`, since its preview: the
+/// previewed content → the disk now.
+#[tauri::command]
+pub async fn get_since_preview(
+    state: State<'_, AppState>,
+    action_id: String,
+    path: String,
+) -> Result<wire::SincePreview> {
+    let (session, _) = state.session().await;
+    if session.store().get(&action_id).is_none() {
+        return Err(unknown_action(&action_id));
+    }
+    let since = tauri::async_runtime::spawn_blocking(move || session.since_preview(&action_id, &path))
+        .await
+        .map_err(|e| IpcError::new(IpcErrorCode::Internal, format!("diff task failed: {e}")))?
+        .map_err(|e| IpcError::new(IpcErrorCode::UnknownFile, e.to_string()))?;
+    Ok(convert::since_preview(since))
 }

@@ -374,6 +374,11 @@ pub fn ipc_error(r: &ToolResult) -> IpcError {
     IpcError::new(error_code(r.error_code.as_deref().unwrap_or("")), r.text_content())
 }
 
+/// A stale file's diff since the preview.
+pub fn since_preview(s: engine::SincePreview) -> wire::SincePreview {
+    wire::SincePreview { path: s.path, why: s.why, diff: file_diff(s.diff) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,6 +63,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             commands::confirm_close,
             commands::search_history,
             commands::export_history,
+            commands::get_since_preview,
         ])
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {

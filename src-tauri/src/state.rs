@@ -26,6 +26,8 @@ pub struct Current {
     mcp: Option<resolve_mcp::SocketServer>,
     /// The conversation with the model in this session (messages, running turn).
     pub conversation: Arc<Conversation>,
+    /// Live staleness: the workspace watch (stopped when this is dropped: switch or exit).
+    watcher: Option<resolve_watch::Watcher>,
 }
 
 /// Managed by Tauri; every command reads the current session from here.
@@ -163,6 +165,9 @@ impl AppState {
     /// When the app exits: agents connected over MCP are told the desk closed.
     pub async fn shutdown(&self) {
         let mut c = self.current.write().await;
+        if let Some(watcher) = c.watcher.take() {
+            watcher.stop();
+        }
         let mcp = c.mcp.take();
         crate::mcp_socket::stop(mcp, &c.session).await;
     }
@@ -304,6 +309,7 @@ pub async fn open_session(
             journal.record(Decision::of(&root, &h));
         });
     }
+    let watcher = start_watcher(&session);
     Ok(Current {
         session,
         is_demo: false,
@@ -311,6 +317,7 @@ pub async fn open_session(
         forwarder: None,
         mcp: None,
         conversation: Arc::new(Conversation::default()),
+        watcher,
     })
 }
 
@@ -333,6 +340,19 @@ async fn restore_pending(session: &Arc<Session>, journal: &Arc<Writer>, notices:
             notices.show(notices::journal_write_failed(journal.journal().path(), &e));
         }
         Err(e) => eprintln!("resolve-desk: reading the pending actions kept for this workspace failed: {e}"),
+    }
+}
+
+/// Watches the session's workspace so a pending action turns stale (and back) as files
+/// change (see `resolve_watch`). Without a watch the app still works: staleness is then
+/// found when Apply is pressed.
+fn start_watcher(session: &Arc<Session>) -> Option<resolve_watch::Watcher> {
+    match resolve_watch::Watcher::start(session.clone()) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            eprintln!("resolve-desk: {e}");
+            None
+        }
     }
 }
 

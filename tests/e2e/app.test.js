@@ -135,20 +135,42 @@ test("discard the next leaves its file untouched with the default discard text",
   assert.equal(fs.readFileSync(path.join(ws, "src/discard.ts"), "utf8"), before, "discard writes nothing");
 });
 
-test("a file edited behind the app's back makes apply refuse as stale and write nothing", async () => {
-  const edited = "// edited outside the app\n" + fs.readFileSync(path.join(ws, "src/stale.ts"), "utf8");
-  fs.writeFileSync(path.join(ws, "src/stale.ts"), edited);
-  await browser.$('[data-testid="reason-input"]').setValue("Ship it");
-  const apply = await browser.$('[data-testid="apply-button"]');
-  await browser.waitUntil(() => apply.isEnabled(), WAIT);
-  await apply.click();
+test("a file edited on disk turns the card stale without pressing anything; changed back, it is pending again", async () => {
+  const file = path.join(ws, "src/stale.ts");
+  const previewed = fs.readFileSync(file, "utf8");
+  const badge = () => browser.$('[data-testid="queue-card"] [data-testid="status-badge"]');
+  assert.equal(await (await badge()).isExisting(), false, "pending before the edit");
+  const edited = "// edited outside the app\n" + previewed;
+  fs.writeFileSync(file, edited);
+  // No click: the workspace watch turns the card stale.
+  await browser.waitUntil(async () => (await badge()).isExisting() && (await (await badge()).getText()) === "stale", {
+    ...WAIT,
+    timeoutMsg: "the edited file makes the card stale by itself",
+  });
   const stale = await browser.$('[data-testid="stale-box"]');
   await stale.waitForDisplayed(WAIT);
   assert.match(await browser.$('[data-testid="stale-files"]').getText(), /src\/stale\.ts/);
-  assert.match(await stale.getText(), /Preview is stale/);
-  assert.equal(fs.readFileSync(path.join(ws, "src/stale.ts"), "utf8"), edited, "nothing written");
-  assert.equal((await cards()).length, 1, "the stale action stays on the stack");
+  assert.match(await stale.getText(), /Preview is stale: 1 file changed on disk since the preview: src\/stale\.ts \(content changed\)/);
+  // What changed since the preview: the previewed content → the disk now.
+  const since = await browser.$('[data-testid="since-file"][data-path="src/stale.ts"]');
+  await since.waitForDisplayed(WAIT);
+  assert.match(await since.getText(), /src\/stale\.ts — content changed/);
+  assert.match(await since.$('[data-testid="since-lines"]').getText(), /\+ \/\/ edited outside the app/);
+  assert.equal(await browser.$('[data-testid="apply-button"]').isEnabled(), false, "a stale preview cannot be applied");
   assert.ok(await browser.$('[data-testid="rerun-button"]').isDisplayed(), "offers to run the preview again");
+  await shot("live-stale.png");
+  assert.equal(fs.readFileSync(file, "utf8"), edited, "nothing written");
+
+  fs.writeFileSync(file, previewed);
+  await browser.waitUntil(async () => !(await (await badge()).isExisting()), {
+    ...WAIT,
+    timeoutMsg: "the file changed back to the previewed content makes the card pending again",
+  });
+  await stale.waitForDisplayed({ ...WAIT, reverse: true });
+
+  // Stale again, for the next test (run the preview again).
+  fs.writeFileSync(file, edited);
+  await stale.waitForDisplayed(WAIT);
   await shot("stale.png");
 });
 

@@ -158,6 +158,8 @@ describe('decision panel', () => {
     await user.click(screen.getByTestId('discard-button'));
     await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(3));
     await waitFor(() => expect(screen.getByTestId('stale-files')).toHaveTextContent('assets/img_001.PNG'));
+    await waitFor(() => expect(screen.getByTestId('since-file')).toHaveTextContent('assets/img_001.PNG — content changed'));
+    expect(screen.getByTestId('since-summary')).toHaveTextContent('Content changed since the preview');
     expect(screen.getByTestId('rerun-button')).toBeEnabled();
     expect(screen.getAllByTestId('rename-row').length).toBeGreaterThan(0);
     await user.click(screen.getByTestId('rerun-button'));

@@ -30,6 +30,7 @@
 //! - [`session`] — `Session` — registry + store + transcript + tool choice + resolve policy
 //! - [`stored`] — `StoredAction`, `Session::restore` — pending actions that survive a restart
 //!   (change sets rebuilt and re-checked; closures come back orphaned), never applied by it
+//! - [`staleness`] — `recheck`: pending actions re-checked against the disk when files change (live stale)
 
 pub mod changeset;
 pub mod custom;
@@ -42,6 +43,7 @@ pub mod registry;
 pub mod resolve;
 pub mod session;
 pub mod stored;
+pub mod staleness;
 pub mod tool;
 pub mod workspace;
 
@@ -49,6 +51,7 @@ pub use changeset::{
     plural, recover, ApplyContext, ApplyError, ApplyReport, Change, ChangeCounts, ChangeKind, ChangeSet, ContentHash,
     EntryKind, FileSummary, Recovery, RecoveryOutcome,
 };
+pub use changeset::{Affected, SincePreview};
 pub use custom::{CustomToolApi, CustomToolPendingAction, ToolFactory};
 pub use diff::{language_for_path, DiffLine, FileDiff, Hunk, LineKind};
 pub use pending::{
@@ -62,6 +65,7 @@ pub use session::{
     TranscriptEntry, PREVIEW_REMINDER, SET_POLICY_TOOL_NAME,
 };
 pub use stored::{Persist, PersistFn, PreviewedFile, RestoreReport, StoredAction, StoredBody, ORPHANED_MESSAGE};
+pub use staleness::{recheck, Recheck};
 pub use tool::{Content, ErrorCode, Progress, Tool, ToolContext, ToolError, ToolResult};
 pub use workspace::{Workspace, WorkspaceError};
 

@@ -476,6 +476,21 @@ impl PendingActionStore {
     pub fn subscribe(&self) -> broadcast::Receiver<StoreEvent> {
         self.events.subscribe()
     }
+
+    /// Sets the status of an action only if it is still `from` (a re-check never overwrites
+    /// a status a resolve set meanwhile); false when it was not, or the action is gone.
+    pub fn replace_status(&self, id: &str, from: &ActionStatus, to: ActionStatus) -> bool {
+        let mut inner = self.lock();
+        let Some(entry) = inner.stack.iter_mut().find(|e| e.action.id == id) else {
+            return false;
+        };
+        if entry.status != *from {
+            return false;
+        }
+        entry.status = to;
+        self.publish(&mut inner, StoreChange::StatusChanged { id: id.to_string() });
+        true
+    }
 }
 
 fn info(entry: &Entry) -> ActionInfo {

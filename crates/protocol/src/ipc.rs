@@ -69,6 +69,8 @@ pub mod commands {
     /// `{ query: HistoryQuery, format, path }` → [`crate::ExportOutcome`]: writes every
     /// matching entry to `path` (replaced whole, never half-written).
     pub const EXPORT_HISTORY: &str = "export_history";
+    /// `{ actionId, path } -> SincePreview`: a stale file's previewed content → the disk now
+    pub const GET_SINCE_PREVIEW: &str = "get_since_preview";
 }
 
 /// Names of the events the shell emits (kebab-case).

@@ -32,6 +32,7 @@
 //! - [`tool`] — tool catalogue, tool runs, progress, scripts;
 //! - [`agent`] — the conversation panel's events, its log, the provider settings;
 //! - [`notice`] — banners from the backend (journal failures, recovered applies);
+//! - [`stale`] — live staleness: a stale file's diff since the preview;
 //! - [`typescript`] — the generated TypeScript text.
 
 pub mod agent;
@@ -41,6 +42,7 @@ pub mod notice;
 pub mod queue;
 pub mod resolve;
 pub mod session;
+pub mod stale;
 pub mod tool;
 pub mod typescript;
 
@@ -57,4 +59,5 @@ pub use resolve::{
     ResolveDetails, ResolveOutcome,
 };
 pub use session::{Policy, SessionInfo};
+pub use stale::SincePreview;
 pub use tool::{ScriptStep, ToolInfo, ToolProgress, ToolRunOutcome};

@@ -77,6 +77,7 @@ pub fn bindings() -> String {
     declaration::<AgentSettings>(&mut out);
     declaration::<NoticeLevel>(&mut out);
     declaration::<Notice>(&mut out);
+    declaration::<SincePreview>(&mut out);
     let trimmed_len = out.trim_end().len();
     out.truncate(trimmed_len);
     out.push('\n');

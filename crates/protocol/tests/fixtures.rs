@@ -52,6 +52,7 @@ const FIXTURES: &[&str] = &[
     "agent_settings.json",
     "new_conversation_outcome.json",
     "queue_snapshot_restored.json",
+    "since_preview.json",
 ];
 
 #[test]
@@ -171,6 +172,13 @@ fn tool_fixtures_round_trip() {
     assert!(steps.iter().any(|s| s.line != s.step), "a step's line is its place in the script, not its count");
     let err: IpcError = round_trip("ipc_error.json");
     assert_eq!(err.code, IpcErrorCode::IdMismatch);
+}
+
+#[test]
+fn since_preview_fixture_round_trips() {
+    let s: SincePreview = round_trip("since_preview.json");
+    assert_eq!(s.why.as_deref(), Some("content changed"));
+    assert_eq!(s.diff.path, s.path, "the diff is of the stale file itself");
 }
 
 #[test]

@@ -23,6 +23,7 @@ import type {
   ResolveOutcome,
   ScriptStep,
   SessionInfo,
+  SincePreview,
   ToolInfo,
   ToolProgress,
   ToolRunOutcome,
@@ -114,6 +115,8 @@ export interface Backend {
   exportHistory(query: HistoryQuery, format: ExportFormat, path: string): Promise<ExportOutcome>;
   /** Asks the person where to save `defaultName`; `null` when they cancel. */
   pickSaveFile(defaultName: string, format: ExportFormat): Promise<string | null>;
+  /** What changed at a stale action's file since its preview: the previewed content → the disk now. */
+  getSincePreview(actionId: string, path: string): Promise<SincePreview>;
 }
 
 /** What the settings panel saves (the key itself never crosses). */

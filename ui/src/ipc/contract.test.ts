@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { render, screen, within } from '@testing-library/svelte';
 import type {
-  FileDiff, HistoryEntry, IpcError, QueueSnapshot, RenameRow, ResolveOutcome, ToolInfo,
+  FileDiff, HistoryEntry, IpcError, QueueSnapshot, RenameRow, ResolveOutcome, SincePreview, ToolInfo,
 } from './backend';
 import { toBackendError, type Backend } from './backend';
 import { HistorySearch } from '../state/history.svelte';
@@ -124,6 +124,18 @@ describe('protocol fixtures (shared with crates/protocol)', () => {
       action: { ...q.actions[0]!, status: stale.status! }, onApply: noop, onDiscard: noop, onRerun: noop, onGoToTop: noop,
     });
     expect(screen.getByTestId('stale-files')).toHaveTextContent('src/api/client.ts');
+  });
+
+  it('shows since_preview.json in a stale decision panel: what changed since the preview', () => {
+    const since = fixture<SincePreview>('since_preview.json');
+    const stale = fixture<ResolveOutcome>('resolve_outcome_stale.json');
+    const q = fixture<QueueSnapshot>('queue_snapshot.json');
+    render(DecisionPanel, {
+      action: { ...q.actions[0]!, status: stale.status! }, onApply: noop, onDiscard: noop, onRerun: noop, onGoToTop: noop,
+      since: { items: [since], loading: false, error: null },
+    });
+    expect(screen.getByTestId('since-file')).toHaveTextContent('src/api/client.ts — content changed');
+    expect(screen.getByTestId('since-lines')).toHaveTextContent('// retried by the gateway');
   });
 
   it('maps ipc_error.json onto a BackendError with its code', () => {

@@ -8,7 +8,7 @@ import type { AgentSettingsInput } from './backend';
 import type {
   AgentSettings, AgentUpdate, CloseRequested, ExportOutcome, HistoryPage, ConversationView, NewConversationOutcome, Notice, Policy,
   FileDiff, FileEntry, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
-  ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome,
+  ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome, SincePreview,
 } from './generated/protocol';
 
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
@@ -88,5 +88,6 @@ export function createTauriBackend(): Backend {
         throw toBackendError(err);
       }
     },
+    getSincePreview: (actionId, path) => call<SincePreview>('get_since_preview', { actionId, path }),
   };
 }

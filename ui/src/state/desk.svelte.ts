@@ -9,6 +9,7 @@ import { HistorySearch } from './history.svelte';
 import { Notices } from './notices.svelte';
 import { Preview } from './preview.svelte';
 import { Review } from './review.svelte';
+import { SinceChanges } from './sincePreview.svelte';
 import { ToolRunner } from './tools.svelte';
 
 export type Overlay = 'none' | 'help' | 'history' | 'tool' | 'script' | 'settings' | 'newConversation';
@@ -23,6 +24,7 @@ export class Desk {
   readonly leave: Leave;
   /** The History dialog's search. */
   readonly history: HistorySearch;
+  readonly since: SinceChanges;
   overlay: Overlay = $state('none');
   now = $state(Date.now());
 
@@ -35,6 +37,7 @@ export class Desk {
     this.notices = new Notices(backend);
     this.history = new HistorySearch(backend);
     this.leave = new Leave(backend, (path) => this.review.openWorkspace(path, () => this.agent.reset()));
+    this.since = new SinceChanges(backend, this.review);
   }
 
   close() {

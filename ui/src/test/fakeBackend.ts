@@ -12,7 +12,7 @@ import type {
   HistoryPage, HistoryQuery, NewConversationOutcome, Notice, Policy, Proposal,
   ActionSummary, FileDiff, FileEntry, HistoryEntry, QueueChanged,
   QueueSnapshot, RenameRow, ResolveChoice, ResolveOutcome, ScriptStep, SessionInfo,
-  ToolInfo, ToolProgress, ToolRunOutcome,
+  ToolInfo, ToolProgress, ToolRunOutcome, SincePreview,
 } from '../ipc/generated/protocol';
 import DEMO_JSON from '../ipc/fixtures/demo.json';
 // The agent's events come from the protocol fixtures the Rust side round-trips, so the
@@ -30,6 +30,8 @@ export type Scenario = {
   renames: Record<string, RenameRow[]>;
   history: HistoryEntry[];
   scriptSteps: ScriptStep[];
+  /** What changed since the preview, by action id and stale file (live staleness). */
+  sincePreview?: Record<string, Record<string, SincePreview>>;
 };
 
 /** The real demo workspace, as the shell's commands serve it. */
@@ -75,6 +77,7 @@ export class FakeBackend implements Backend {
   private readonly templates: FakeAction[];
   private readonly tools: ToolInfo[];
   private readonly scriptSteps: ScriptStep[];
+  private readonly sincePreview: Record<string, Record<string, SincePreview>>;
   private history: HistoryEntry[] = [];
   private revision: number;
   private nextCall = 1;
@@ -94,6 +97,7 @@ export class FakeBackend implements Backend {
     this.templates = actionsOf(scenario);
     this.tools = structuredClone(scenario.tools);
     this.scriptSteps = structuredClone(scenario.scriptSteps);
+    this.sincePreview = structuredClone(scenario.sincePreview ?? {});
     this.session = structuredClone(scenario.session);
     this.revision = scenario.queue.revision;
     this.session.revision = this.revision;
@@ -594,5 +598,13 @@ export class FakeBackend implements Backend {
     const top = this.actions[0];
     if (top) top.failNextApply = error;
   }
-}
 
+  /** The scenario's since-preview diff of a stale file (computed by the real backend). */
+  async getSincePreview(actionId: string, path: string): Promise<SincePreview> {
+    await this.delay(Math.min(this.latencyMs, 120));
+    this.find(actionId);
+    const since = this.sincePreview[actionId]?.[path];
+    if (!since) throw new BackendError('unknownFile', `Pending action ${actionId} does not preview ${path}; choose one of the files it names.`);
+    return structuredClone(since);
+  }
+}

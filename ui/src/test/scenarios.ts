@@ -88,5 +88,17 @@ export function reviewScenario(): Scenario {
     renames: { [rename.id]: RENAMES as RenameRow[] },
     history: structuredClone(HISTORY) as HistoryEntry[],
     scriptSteps: structuredClone(SCRIPT_STEPS) as ScriptStep[],
+    sincePreview: {
+      [rename.id]: {
+        'assets/img_001.PNG': {
+          path: 'assets/img_001.PNG',
+          why: 'content changed',
+          diff: {
+            path: 'assets/img_001.PNG', oldPath: null, language: null, hunks: [], added: 0, removed: 0,
+            summary: 'Content changed since the preview (a rename keeps only the hash of the previewed content, so no diff can be shown)',
+          },
+        },
+      },
+    },
   };
 }

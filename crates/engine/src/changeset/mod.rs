@@ -22,6 +22,7 @@
 //! `lock`, `fsops`, `metadata` (per-file summaries and totals).
 
 mod commit;
+pub mod drift;
 mod fsops;
 mod intent;
 mod lock;
@@ -39,6 +40,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
+pub use drift::{Affected, SincePreview};
 pub use intent::RECORD_NAME;
 pub use lock::LOCK_WAIT;
 use metadata::summarise;

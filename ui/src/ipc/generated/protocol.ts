@@ -546,3 +546,21 @@ message: string,
  * False while the condition lasts (e.g. the journal is still broken): no close button.
  */
 dismissible: boolean, };
+
+/**
+ * Returned by `get_since_preview`: the previewed content of `path` → the disk now.
+ */
+export type SincePreview = { 
+/**
+ * The path as the action names it (a rename's source or target).
+ */
+path: string, 
+/**
+ * Why it is stale, in the words of the stale message (`content changed`, `deleted`,
+ * `now exists`, …); `null` when the file is as previewed again.
+ */
+why: string | null, 
+/**
+ * Previewed → now (a create's or rename target's previewed side is empty).
+ */
+diff: FileDiff, };
