@@ -28,6 +28,7 @@
 //! - [`changeset`] — `ChangeSet` — hash-pinned, atomic, all-or-nothing file changes
 //! - [`diff`] — `FileDiff`, `Hunk`, `DiffLine` — structured diffs computed with `similar`
 //! - [`session`] — `Session` — registry + store + transcript + tool choice + resolve policy
+//! - [`undo`] — `UndoRecord` — the pre-images an applied change set replaced; undo and redo
 
 pub mod changeset;
 pub mod custom;
@@ -40,6 +41,7 @@ pub mod registry;
 pub mod resolve;
 pub mod session;
 pub mod tool;
+pub mod undo;
 pub mod workspace;
 
 pub use changeset::{
@@ -59,6 +61,7 @@ pub use session::{
     TranscriptEntry, PREVIEW_REMINDER, SET_POLICY_TOOL_NAME,
 };
 pub use tool::{Content, ErrorCode, Progress, Tool, ToolContext, ToolError, ToolResult};
+pub use undo::{Undo, UndoChange, UndoError, UndoHunk, UndoOutcome, UndoRecord, REDO_TOOL_NAME, UNDO_TOOL_NAME};
 pub use workspace::{Workspace, WorkspaceError};
 
 /// Re-exported so tools can take a cancellation token without depending on tokio-util.

@@ -24,6 +24,9 @@ use std::time::Duration;
 use resolve_engine::{render_resolve_header, Actor, HistoryEntry, Recovery, ResolveAction, ResolveDetails};
 use rusqlite::{params, Connection};
 
+pub mod undo;
+pub use undo::{UndoEntry, UndoRetention, UndoState};
+
 /// One recorded decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
@@ -166,6 +169,8 @@ fn parse_action(s: &str) -> Option<ResolveAction> {
     match s {
         "apply" => Some(ResolveAction::Apply),
         "discard" => Some(ResolveAction::Discard),
+        "undo" => Some(ResolveAction::Undo),
+        "redo" => Some(ResolveAction::Redo),
         _ => None,
     }
 }
@@ -214,6 +219,21 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX IF NOT EXISTS decisions_by_workspace ON decisions (workspace, at_ms);",
     // 2: who asked (the agent or MCP client of the deciding call).
     "ALTER TABLE decisions ADD COLUMN client TEXT;",
+    // undo: what reverts each applied change set (see `undo`), one row per decision.
+    "CREATE TABLE undo (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        action_id TEXT NOT NULL,
+        label TEXT NOT NULL,
+        source_tool_name TEXT NOT NULL,
+        at_ms INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        data BLOB,
+        size INTEGER NOT NULL,
+        note TEXT,
+        UNIQUE (workspace, action_id)
+    );
+    CREATE INDEX undo_by_age ON undo (at_ms, id);",
 ];
 
 /// The schema version this build writes.
@@ -345,9 +365,13 @@ impl Journal {
 /// What a [`Writer`] reports after each write: `Ok` or the error, with the journal's path.
 pub type WriteReport = Box<dyn Fn(&Path, Result<(), &JournalError>) + Send + 'static>;
 
+/// A write of another kind than a decision, run on the writer thread (e.g. undo data).
+pub type JournalJob = Box<dyn FnOnce(&Journal) -> Result<(), JournalError> + Send + 'static>;
+
 enum Job {
     Record(Decision),
     Flush(mpsc::Sender<()>),
+    Run(JournalJob),
 }
 
 /// Writes decisions to a [`Journal`] on a thread of its own, in the order they were sent, so
@@ -369,6 +393,7 @@ impl Writer {
             for job in rx {
                 match job {
                     Job::Record(d) => report(j.path(), j.record(&d).as_ref().map(|_| ())),
+                    Job::Run(f) => report(j.path(), f(&j).as_ref().map(|_| ())),
                     Job::Flush(done) => {
                         let _ = done.send(());
                     }
@@ -388,6 +413,14 @@ impl Writer {
     pub fn record(&self, d: Decision) {
         if let Some(tx) = self.tx.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
             let _ = tx.send(Job::Record(d));
+        }
+    }
+
+    /// Queues `job` (e.g. keeping undo data); it runs after everything queued before it, and
+    /// its result is reported like a decision's.
+    pub fn run(&self, job: JournalJob) {
+        if let Some(tx) = self.tx.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            let _ = tx.send(Job::Run(job));
         }
     }
 
@@ -528,7 +561,7 @@ mod tests {
         Journal::open(&path).unwrap().record(&d).unwrap();
         let j = Journal::open(&path).unwrap();
         assert_eq!(j.schema_version().unwrap(), SCHEMA_VERSION);
-        assert_eq!(SCHEMA_VERSION, 2);
+        const { assert!(SCHEMA_VERSION >= 2) };
         let rows = j.decisions("/w", 10).unwrap();
         assert_eq!(rows, vec![d], "the client survives reopening");
         let merged = j.history("/w", &[], 10).unwrap();
@@ -558,9 +591,12 @@ mod tests {
         Connection::open(&path).unwrap().pragma_update(None, "user_version", 7).unwrap();
         let err = Journal::open(&path).err().expect("a newer schema is refused");
         let text = err.to_string();
-        assert!(matches!(err, JournalError::TooNew { found: 7, known: 2, .. }), "{err:?}");
+        assert!(matches!(err, JournalError::TooNew { found: 7, known: SCHEMA_VERSION, .. }), "{err:?}");
         assert!(text.contains(&path.display().to_string()), "names the file: {text}");
-        assert!(text.contains("schema version 7") && text.contains("(version 2)"), "names both versions: {text}");
+        assert!(
+            text.contains("schema version 7") && text.contains(&format!("(version {SCHEMA_VERSION})")),
+            "names both versions: {text}"
+        );
         assert!(text.contains("Update Resolve Desk, or move"), "says what to do: {text}");
         let version: i64 =
             Connection::open(&path).unwrap().pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
