@@ -23,6 +23,8 @@ fn main() {
         "save_agent_settings",
         "list_notices",
         "dismiss_notice",
+        "undo_decision",
+        "redo_decision",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

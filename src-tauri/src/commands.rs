@@ -88,7 +88,9 @@ pub async fn resolve_action(
 
 #[tauri::command]
 pub async fn list_history(state: State<'_, AppState>) -> Result<Vec<wire::HistoryEntry>> {
-    Ok(state.history().await)
+    let mut history = state.history().await;
+    crate::undo::annotate(&state, &mut history).await;
+    Ok(history)
 }
 
 #[tauri::command]
@@ -240,4 +242,24 @@ pub async fn list_notices(state: State<'_, AppState>) -> Result<Vec<wire::Notice
 #[tauri::command]
 pub async fn dismiss_notice(state: State<'_, AppState>, id: String) -> Result<Vec<wire::Notice>> {
     state.notices().dismiss(&id)
+}
+
+/// Reverts an applied change set from the history (see `crate::undo`).
+#[tauri::command]
+pub async fn undo_decision(
+    state: State<'_, AppState>,
+    decision_id: String,
+    reason: String,
+) -> Result<wire::ResolveOutcome> {
+    crate::undo::run(&state, resolve_engine::ResolveAction::Undo, decision_id, reason).await
+}
+
+/// Writes an undone action's bytes again (see `crate::undo`).
+#[tauri::command]
+pub async fn redo_decision(
+    state: State<'_, AppState>,
+    decision_id: String,
+    reason: String,
+) -> Result<wire::ResolveOutcome> {
+    crate::undo::run(&state, resolve_engine::ResolveAction::Redo, decision_id, reason).await
 }

@@ -14,6 +14,7 @@
 //! - [`demo`]: the built-in demo workspace
 //! - [`notices`]: banners for the window (a broken decision journal, a recovered apply)
 //! - [`mcp_socket`]: the user-only socket coding agents join the open session through (MCP)
+//! - [`undo`]: Undo / Redo from the history (undo data in the journal, retention)
 //! - [`args`]: the command line (`resolve-desk [WORKSPACE] [--script FILE] …`)
 
 pub mod agent;
@@ -25,6 +26,7 @@ pub mod events;
 pub mod mcp_socket;
 pub mod notices;
 pub mod state;
+pub mod undo;
 
 use tauri::{Manager, Runtime};
 
@@ -55,6 +57,8 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             commands::save_agent_settings,
             commands::list_notices,
             commands::dismiss_notice,
+            commands::undo_decision,
+            commands::redo_decision,
         ])
         .setup(|app| {
             let handle = app.handle().clone();

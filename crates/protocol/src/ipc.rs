@@ -57,6 +57,12 @@ pub mod commands {
     pub const LIST_NOTICES: &str = "list_notices";
     /// `{ id }`: the person closed a dismissible banner; returns the remaining list.
     pub const DISMISS_NOTICE: &str = "dismiss_notice";
+    /// `{ decisionId, reason } -> ResolveOutcome`: reverts an applied change set from the
+    /// history (its own decision, action `undo`); `isError` with the files that changed since
+    /// the apply when refused (nothing written).
+    pub const UNDO_DECISION: &str = "undo_decision";
+    /// `{ decisionId, reason } -> ResolveOutcome`: writes an undone action's bytes again.
+    pub const REDO_DECISION: &str = "redo_decision";
 }
 
 /// Names of the events the shell emits (kebab-case).

@@ -52,6 +52,6 @@ pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, Hunk, Re
 pub use ipc::{IpcError, IpcErrorCode, QueueChanged};
 pub use notice::{Notice, NoticeLevel};
 pub use queue::{ActionCounts, ActionKind, ActionStatus, ActionSummary, Proposal, QueueSnapshot, ToolCallInfo};
-pub use resolve::{HistoryEntry, ResolveChoice, ResolveDetails, ResolveOutcome};
+pub use resolve::{HistoryEntry, ResolveChoice, ResolveDetails, ResolveOutcome, UndoInfo, UndoState};
 pub use session::{Policy, SessionInfo};
 pub use tool::{ScriptStep, ToolInfo, ToolProgress, ToolRunOutcome};

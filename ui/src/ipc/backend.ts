@@ -95,6 +95,15 @@ export interface Backend {
   dismissNotice(id: string): Promise<Notice[]>;
   /** The whole list, whenever it changes. */
   onNoticesChanged(handler: (notices: Notice[]) => void): Promise<Unsubscribe>;
+
+  /**
+   * Reverts an applied change set from the history (its own decision, with `reason`). An
+   * outcome with `isError` when files changed since the apply (nothing written; the message
+   * names them); rejects when the entry cannot be undone (`unknownAction`, expired: `invalidParams`).
+   */
+  undoDecision(decisionId: string, reason: string): Promise<ResolveOutcome>;
+  /** Writes an undone entry's bytes again; like `undoDecision`. */
+  redoDecision(decisionId: string, reason: string): Promise<ResolveOutcome>;
 }
 
 /** What the settings panel saves (the key itself never crosses). */

@@ -214,7 +214,7 @@ export type RenameStatus = "rename" | "unchanged" | "directorySkipped";
 /**
  * The person's decision; the `action` argument of `resolve_action`.
  */
-export type ResolveChoice = "apply" | "discard";
+export type ResolveChoice = "apply" | "discard" | "undo" | "redo";
 
 /**
  * Returned by `resolve_action`.
@@ -277,7 +277,12 @@ client: string | null,
 /**
  * When an agent asked first (human policy): what it proposed, and which agent.
  */
-proposal: Proposal | null, };
+proposal: Proposal | null, 
+/**
+ * For an applied change set: whether it can be undone or redone now; `null` when the
+ * entry has no undo (a discard, a failed apply, an undo itself, the demo).
+ */
+undo: UndoInfo | null, };
 
 /**
  * One row of `list_tools`.
@@ -480,3 +485,17 @@ message: string,
  * False while the condition lasts (e.g. the journal is still broken): no close button.
  */
 dismissible: boolean, };
+
+/**
+ * Where an applied action's undo stands (`HistoryEntry::undo`).
+ */
+export type UndoState = "canUndo" | "undone" | "expired";
+
+/**
+ * Undo / Redo of one history entry.
+ */
+export type UndoInfo = { state: UndoState, 
+/**
+ * Why the last undo or redo was refused (files changed since the apply), until one succeeds.
+ */
+note: string | null, };
