@@ -28,6 +28,8 @@ fn main() {
         "search_history",
         "export_history",
         "get_since_preview",
+        "undo_decision",
+        "redo_decision",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

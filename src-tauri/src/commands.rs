@@ -88,7 +88,9 @@ pub async fn resolve_action(
 
 #[tauri::command]
 pub async fn list_history(state: State<'_, AppState>) -> Result<Vec<wire::HistoryEntry>> {
-    Ok(state.history().await)
+    let mut history = state.history().await;
+    crate::undo::annotate(&state, &mut history).await;
+    Ok(history)
 }
 
 #[tauri::command]
@@ -298,4 +300,22 @@ pub async fn get_since_preview(
         .map_err(|e| IpcError::new(IpcErrorCode::Internal, format!("diff task failed: {e}")))?
         .map_err(|e| IpcError::new(IpcErrorCode::UnknownFile, e.to_string()))?;
     Ok(convert::since_preview(since))
+/// Reverts an applied change set from the history (see `crate::undo`).
+#[tauri::command]
+pub async fn undo_decision(
+    state: State<'_, AppState>,
+    decision_id: String,
+    reason: String,
+) -> Result<wire::ResolveOutcome> {
+    crate::undo::run(&state, resolve_engine::ResolveAction::Undo, decision_id, reason).await
+}
+
+/// Writes an undone action's bytes again (see `crate::undo`).
+#[tauri::command]
+pub async fn redo_decision(
+    state: State<'_, AppState>,
+    decision_id: String,
+    reason: String,
+) -> Result<wire::ResolveOutcome> {
+    crate::undo::run(&state, resolve_engine::ResolveAction::Redo, decision_id, reason).await
 }

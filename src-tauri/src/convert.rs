@@ -170,6 +170,7 @@ pub fn history_entry(h: &engine::HistoryEntry, earlier_session: bool) -> wire::H
         decided_by: actor(h.actor),
         client: h.client.clone(),
         proposal: h.proposal.as_ref().map(proposal),
+        undo: None,
     }
 }
 
@@ -185,6 +186,8 @@ pub fn resolve_choice(a: engine::ResolveAction) -> wire::ResolveChoice {
     match a {
         engine::ResolveAction::Apply => wire::ResolveChoice::Apply,
         engine::ResolveAction::Discard => wire::ResolveChoice::Discard,
+        engine::ResolveAction::Undo => wire::ResolveChoice::Undo,
+        engine::ResolveAction::Redo => wire::ResolveChoice::Redo,
     }
 }
 
@@ -192,6 +195,8 @@ pub fn resolve_action(c: wire::ResolveChoice) -> engine::ResolveAction {
     match c {
         wire::ResolveChoice::Apply => engine::ResolveAction::Apply,
         wire::ResolveChoice::Discard => engine::ResolveAction::Discard,
+        wire::ResolveChoice::Undo => engine::ResolveAction::Undo,
+        wire::ResolveChoice::Redo => engine::ResolveAction::Redo,
     }
 }
 

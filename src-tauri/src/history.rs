@@ -26,6 +26,7 @@ pub fn query(q: &wire::HistoryQuery) -> HistoryQuery {
             wire::HistoryOutcome::Applied => Outcome::Applied,
             wire::HistoryOutcome::Discarded => Outcome::Discarded,
             wire::HistoryOutcome::Failed => Outcome::Failed,
+            wire::HistoryOutcome::Reverted => Outcome::Reverted,
         }),
         from_ms: q.from_ms,
         to_ms: q.to_ms,

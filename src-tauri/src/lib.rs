@@ -16,6 +16,7 @@
 //! - [`mcp_socket`]: the user-only socket coding agents join the open session through (MCP)
 //! - [`history`]: the History dialog's search, pages and export
 //! - [`leave`]: leaving a workspace with pending actions (discard all; the close guard)
+//! - [`undo`]: Undo / Redo from the history (undo data in the journal, retention)
 //! - [`args`]: the command line (`resolve-desk [WORKSPACE] [--script FILE] …`)
 
 pub mod agent;
@@ -29,6 +30,7 @@ pub mod leave;
 pub mod mcp_socket;
 pub mod notices;
 pub mod state;
+pub mod undo;
 
 use tauri::{Manager, Runtime};
 
@@ -64,6 +66,8 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             commands::search_history,
             commands::export_history,
             commands::get_since_preview,
+            commands::undo_decision,
+            commands::redo_decision,
         ])
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {

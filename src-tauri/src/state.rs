@@ -307,6 +307,7 @@ pub async fn open_session(
         session.observe(move |entry| {
             let Some(h) = resolve_engine::HistoryEntry::from_transcript(entry) else { return };
             journal.record(Decision::of(&root, &h));
+            crate::undo::keep(&journal, &root, entry);
         });
     }
     let watcher = start_watcher(&session);

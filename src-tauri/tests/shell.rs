@@ -783,4 +783,68 @@ fn search_history_filters_and_pages_the_journal_and_export_writes_what_it_finds(
         .unwrap_err();
     assert_eq!(err["code"], "io", "{err}");
     assert!(err["message"].as_str().unwrap().contains("no/such/folder/export.csv"), "{err}");
+/// Undo and redo from the history through the commands the UI calls, on a real workspace
+/// and a real journal file; the undo data survives a restart of the app.
+#[test]
+fn undo_and_redo_from_the_history_write_the_old_bytes_and_survive_a_restart() {
+    let app = start();
+    let original_a = fs::read(app.ws.path().join("src/a.ts")).unwrap();
+    let queue = invoke(&app, "list_actions", json!({})).unwrap();
+    let (edit, rename) = (queue["actions"][0]["id"].clone(), queue["actions"][1]["id"].clone());
+    invoke(&app, "resolve_action", json!({"action": "apply", "reason": "r1", "expectedId": edit})).unwrap();
+    invoke(&app, "resolve_action", json!({"action": "apply", "reason": "r2", "expectedId": rename})).unwrap();
+    assert!(app.ws.path().join("photos/p1.jpg").exists());
+
+    let history = invoke(&app, "list_history", json!({})).unwrap();
+    assert_eq!(history[0]["undo"], json!({"state": "canUndo", "note": null}), "{history}");
+    assert_eq!(history[1]["undo"], json!({"state": "canUndo", "note": null}));
+
+    // A blank reason and an unknown decision are refused.
+    let err = invoke(&app, "undo_decision", json!({"decisionId": rename, "reason": " "})).unwrap_err();
+    assert_eq!(err["code"], "reasonRequired");
+    let err = invoke(&app, "undo_decision", json!({"decisionId": "pa-nope", "reason": "r"})).unwrap_err();
+    assert_eq!(err["code"], "unknownAction");
+
+    let out = invoke(&app, "undo_decision", json!({"decisionId": rename, "reason": "keep the camera names"})).unwrap();
+    assert_eq!(out["isError"], false, "{out}");
+    assert_eq!(out["details"]["action"], "undo");
+    assert!(app.ws.path().join("photos/IMG_1.JPG").exists() && !app.ws.path().join("photos/p1.jpg").exists());
+    let history = invoke(&app, "list_history", json!({})).unwrap();
+    assert_eq!(history[0]["action"], "undo");
+    assert_eq!(history[0]["reason"], "keep the camera names");
+    assert_eq!(history[0]["decidedBy"], "person");
+    assert_eq!(history[1]["undo"]["state"], "undone", "{history}");
+    let err = invoke(&app, "undo_decision", json!({"decisionId": rename, "reason": "again"})).unwrap_err();
+    assert_eq!(err["code"], "invalidParams", "an undone entry offers redo, not undo");
+
+    // An edit behind the app's back: the undo of the rewrite is refused, names the file, writes nothing.
+    let a = app.ws.path().join("src/a.ts");
+    fs::write(&a, "logger.debug(1); // mine\n").unwrap();
+    let out = invoke(&app, "undo_decision", json!({"decisionId": edit, "reason": "revert"})).unwrap();
+    assert_eq!(out["isError"], true);
+    assert!(out["text"].as_str().unwrap().contains("src/a.ts (content changed)"), "{out}");
+    assert_eq!(fs::read_to_string(&a).unwrap(), "logger.debug(1); // mine\n");
+    let history = invoke(&app, "list_history", json!({})).unwrap();
+    let entry = history.as_array().unwrap().iter().find(|h| h["actionId"] == edit).unwrap();
+    assert!(entry["undo"]["note"].as_str().unwrap().contains("changed since the apply"), "{entry}");
+    fs::write(&a, "logger.debug(1);\nlogger.debug(\"é\", 2);\n").unwrap();
+
+    // Restart on the same data folder: the undo data is still there.
+    let App { _app, webview, ws, _data } = app;
+    drop((webview, _app));
+    let app = start_in_existing(ws, _data);
+    let history = invoke(&app, "list_history", json!({})).unwrap();
+    let find = |id: &Value| history.as_array().unwrap().iter().find(|h| &h["actionId"] == id).unwrap().clone();
+    assert_eq!(find(&rename)["undo"]["state"], "undone");
+    let out = invoke(&app, "redo_decision", json!({"decisionId": rename, "reason": "rename after all"})).unwrap();
+    assert_eq!(out["isError"], false, "{out}");
+    assert!(app.ws.path().join("photos/p1.jpg").exists());
+    let out = invoke(&app, "undo_decision", json!({"decisionId": edit, "reason": "revert the rewrite"})).unwrap();
+    assert_eq!(out["isError"], false, "{out}");
+    assert_eq!(fs::read(app.ws.path().join("src/a.ts")).unwrap(), original_a, "every byte back");
+}
+
+/// The app on an existing workspace and data folder, nothing queued.
+fn start_in_existing(ws: tempfile::TempDir, data: tempfile::TempDir) -> App {
+    start_with(ws, data, false)
 }

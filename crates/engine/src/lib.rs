@@ -31,6 +31,7 @@
 //! - [`stored`] — `StoredAction`, `Session::restore` — pending actions that survive a restart
 //!   (change sets rebuilt and re-checked; closures come back orphaned), never applied by it
 //! - [`staleness`] — `recheck`: pending actions re-checked against the disk when files change (live stale)
+//! - [`undo`] — `UndoRecord` — the pre-images an applied change set replaced; undo and redo
 
 pub mod changeset;
 pub mod custom;
@@ -45,6 +46,7 @@ pub mod session;
 pub mod stored;
 pub mod staleness;
 pub mod tool;
+pub mod undo;
 pub mod workspace;
 
 pub use changeset::{
@@ -67,6 +69,7 @@ pub use session::{
 pub use stored::{Persist, PersistFn, PreviewedFile, RestoreReport, StoredAction, StoredBody, ORPHANED_MESSAGE};
 pub use staleness::{recheck, Recheck};
 pub use tool::{Content, ErrorCode, Progress, Tool, ToolContext, ToolError, ToolResult};
+pub use undo::{Undo, UndoChange, UndoError, UndoHunk, UndoOutcome, UndoRecord, REDO_TOOL_NAME, UNDO_TOOL_NAME};
 pub use workspace::{Workspace, WorkspaceError};
 
 /// Re-exported so tools can take a cancellation token without depending on tokio-util.

@@ -22,6 +22,10 @@ pub const RESOLVE_TOOL_NAME: &str = "resolve";
 pub enum ResolveAction {
     Apply,
     Discard,
+    /// An applied change set reverted from the history (`Session::undo`), never a `resolve`.
+    Undo,
+    /// An undo reverted (`Session::undo` with the undo's own record).
+    Redo,
 }
 
 impl ResolveAction {
@@ -29,6 +33,8 @@ impl ResolveAction {
         match self {
             ResolveAction::Apply => "apply",
             ResolveAction::Discard => "discard",
+            ResolveAction::Undo => "undo",
+            ResolveAction::Redo => "redo",
         }
     }
 }
@@ -228,6 +234,9 @@ impl Tool for ResolveTool {
                             result.content = vec![Content::Text { text: format!("Applied: {}.", top.label) }];
                         }
                         result.details = Some(details_json);
+                        if let Some(cs) = top.change_set.clone() {
+                            crate::undo::remember_applied(cs).await;
+                        }
                         self.decided(&ctx, &top.id, &result);
                         return Ok(result);
                     }
@@ -259,6 +268,9 @@ impl Tool for ResolveTool {
                     error_code: Some(code.as_str().to_string()),
                 })
             }
+            ResolveAction::Undo | ResolveAction::Redo => Err(ToolError::InvalidParams(
+                "`action` must be \"apply\" or \"discard\"; an applied action is undone from the history.".into(),
+            )),
             ResolveAction::Discard => {
                 let default_text = format!("Discarded: {}. Reason: {}", top.label, reason);
                 let text = match &top.reject {
@@ -293,6 +305,8 @@ pub fn render_resolve_header(details: &ResolveDetails, is_error: bool, text: &st
     let verb = match details.action {
         ResolveAction::Apply => "Accept",
         ResolveAction::Discard => "Discard",
+        ResolveAction::Undo => "Undo",
+        ResolveAction::Redo => "Redo",
     };
     format!("{verb}: {summary} [{source}]")
 }

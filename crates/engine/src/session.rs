@@ -103,6 +103,10 @@ pub struct TranscriptEntry {
     /// agent proposed, and who it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposal: Option<Proposal>,
+    /// For a successful apply of a change set, an undo or a redo: what reverts it (the bytes
+    /// it replaced, pinned to the hashes it left). The journal keeps it for the history's Undo.
+    #[serde(skip)]
+    pub undo: Option<Arc<crate::undo::UndoRecord>>,
 }
 
 /// One resolve, for the history view (newest first in [`Session::history`]).
@@ -125,7 +129,10 @@ impl HistoryEntry {
     /// The history entry of a transcript entry, when it is a resolve that got as far as an
     /// action (not one refused before anything ran).
     pub fn from_transcript(e: &TranscriptEntry) -> Option<HistoryEntry> {
-        if e.call.tool != RESOLVE_TOOL_NAME || e.relay_of.is_some() {
+        let tool = e.call.tool.as_str();
+        let decides =
+            tool == RESOLVE_TOOL_NAME || tool == crate::undo::UNDO_TOOL_NAME || tool == crate::undo::REDO_TOOL_NAME;
+        if !decides || e.relay_of.is_some() {
             return None;
         }
         let details: ResolveDetails = serde_json::from_value(e.result.details.clone()?).ok()?;
@@ -149,6 +156,8 @@ pub(crate) struct CallScope {
     pub actor: Actor,
     pub client: Option<String>,
     pub pushed: Arc<Mutex<Vec<ActionId>>>,
+    /// Set by `resolve` when it applied a change set: the record that reverts it.
+    pub undo: Arc<Mutex<Option<Arc<crate::undo::UndoRecord>>>>,
 }
 
 /// A call's result with what the session knows about it, typed: the actions it pushed and,
@@ -391,6 +400,7 @@ impl Session {
             registry.validate(tool, &params).map(|_| registry.get(tool))
         };
         let pushed = Arc::new(Mutex::new(Vec::new()));
+        let undo = Arc::new(Mutex::new(None));
         let mut relay_of = None;
         let mut proposal = None;
         let mut decided_by = None;
@@ -424,7 +434,13 @@ impl Session {
                 } else {
                     None
                 };
-                let scope = CallScope { call: call.clone(), actor, client: client.clone(), pushed: pushed.clone() };
+                let scope = CallScope {
+                    call: call.clone(),
+                    actor,
+                    client: client.clone(),
+                    pushed: pushed.clone(),
+                    undo: undo.clone(),
+                };
                 let result = match CALL_SCOPE.scope(scope, t.execute(ctx, params)).await {
                     Ok(r) => r,
                     Err(err) => ToolResult::from_error(&err),
@@ -452,12 +468,18 @@ impl Session {
             client,
             relay_of,
             proposal,
+            undo: undo.lock().unwrap_or_else(|p| p.into_inner()).take().filter(|_| !result.is_error),
         };
+        self.record_entry(entry);
+        CallRecord { result, pushed, decided_by }
+    }
+
+    /// Tells the observers about `entry` and appends it to the transcript.
+    pub(crate) fn record_entry(&self, entry: TranscriptEntry) {
         for observer in self.observers.read().unwrap_or_else(|p| p.into_inner()).iter() {
             observer(&entry);
         }
         self.transcript.lock().unwrap_or_else(|p| p.into_inner()).push(entry);
-        CallRecord { result, pushed, decided_by }
     }
 
     /// An agent's `resolve` under the `human` policy: proposes the decision on the top action
@@ -530,6 +552,8 @@ impl Session {
                 match d.action {
                     ResolveAction::Apply => "applied",
                     ResolveAction::Discard => "discarded",
+                    ResolveAction::Undo => "undone",
+                    ResolveAction::Redo => "redone",
                 },
                 d.reason.clone(),
             ),

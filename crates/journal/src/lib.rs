@@ -29,6 +29,8 @@ use rusqlite::{params, Connection};
 
 mod query;
 pub use query::{export, ExportFormat, ExportRow, HistoryQuery, Outcome, Page};
+pub mod undo;
+pub use undo::{UndoEntry, UndoRetention, UndoState};
 
 /// One recorded decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,6 +190,8 @@ fn parse_action(s: &str) -> Option<ResolveAction> {
     match s {
         "apply" => Some(ResolveAction::Apply),
         "discard" => Some(ResolveAction::Discard),
+        "undo" => Some(ResolveAction::Undo),
+        "redo" => Some(ResolveAction::Redo),
         _ => None,
     }
 }
@@ -312,6 +316,21 @@ pub const MIGRATIONS: &[&str] = &[
         files TEXT NOT NULL
     );
     CREATE INDEX pushes_by_workspace ON pushes (workspace, at_ms);",
+    // undo: what reverts each applied change set (see `undo`), one row per decision.
+    "CREATE TABLE undo (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        action_id TEXT NOT NULL,
+        label TEXT NOT NULL,
+        source_tool_name TEXT NOT NULL,
+        at_ms INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        data BLOB,
+        size INTEGER NOT NULL,
+        note TEXT,
+        UNIQUE (workspace, action_id)
+    );
+    CREATE INDEX undo_by_age ON undo (at_ms, id);",
 ];
 
 /// The schema version this build writes.
@@ -425,6 +444,9 @@ impl Journal {
 /// What a [`Writer`] reports after each write: `Ok` or the error, with the journal's path.
 pub type WriteReport = Box<dyn Fn(&Path, Result<(), &JournalError>) + Send + 'static>;
 
+/// A write of another kind than a decision, run on the writer thread (e.g. undo data).
+pub type JournalJob = Box<dyn FnOnce(&Journal) -> Result<(), JournalError> + Send + 'static>;
+
 enum Job {
     Record(Decision),
     Flush(mpsc::Sender<()>),
@@ -432,6 +454,7 @@ enum Job {
     Pushed(String, Box<resolve_engine::StoredAction>),
     /// An action decided or popped in a workspace: no longer pending.
     Unpending(String, String),
+    Run(JournalJob),
 }
 
 /// Writes decisions to a [`Journal`] on a thread of its own, in the order they were sent, so
@@ -453,6 +476,7 @@ impl Writer {
             for job in rx {
                 match job {
                     Job::Record(d) => report(j.path(), j.record(&d).as_ref().map(|_| ())),
+                    Job::Run(f) => report(j.path(), f(&j).as_ref().map(|_| ())),
                     Job::Flush(done) => {
                         let _ = done.send(());
                     }
@@ -501,6 +525,12 @@ impl Writer {
                 let _ = tx.send(job);
             }
         })
+    /// Queues `job` (e.g. keeping undo data); it runs after everything queued before it, and
+    /// its result is reported like a decision's.
+    pub fn run(&self, job: JournalJob) {
+        if let Some(tx) = self.tx.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            let _ = tx.send(Job::Run(job));
+        }
     }
 
     /// Waits until everything queued so far has been written (or has failed). Blocking: call
@@ -641,6 +671,7 @@ mod tests {
         let j = Journal::open(&path).unwrap();
         assert_eq!(j.schema_version().unwrap(), SCHEMA_VERSION);
         const { assert!(SCHEMA_VERSION >= 2, "the client column came with version 2") };
+        const { assert!(SCHEMA_VERSION >= 2) };
         let rows = j.decisions("/w", 10).unwrap();
         assert_eq!(rows, vec![d], "the client survives reopening");
         let merged = j.history("/w", &[], 10).unwrap();
@@ -674,6 +705,10 @@ mod tests {
         assert!(text.contains(&path.display().to_string()), "names the file: {text}");
         let known = format!("(version {SCHEMA_VERSION})");
         assert!(text.contains("schema version 7") && text.contains(&known), "names both versions: {text}");
+        assert!(
+            text.contains("schema version 7") && text.contains(&format!("(version {SCHEMA_VERSION})")),
+            "names both versions: {text}"
+        );
         assert!(text.contains("Update Resolve Desk, or move"), "says what to do: {text}");
         let version: i64 =
             Connection::open(&path).unwrap().pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();

@@ -20,6 +20,8 @@ pub enum Outcome {
     Discarded,
     /// An apply that failed (the action stayed), or one a killed process interrupted.
     Failed,
+    /// An applied change set undone from the history, or an undo redone.
+    Reverted,
 }
 
 impl Outcome {
@@ -28,6 +30,7 @@ impl Outcome {
             (true, _) => Outcome::Failed,
             (false, ResolveAction::Apply) => Outcome::Applied,
             (false, ResolveAction::Discard) => Outcome::Discarded,
+            (false, ResolveAction::Undo | ResolveAction::Redo) => Outcome::Reverted,
         }
     }
 
@@ -36,6 +39,7 @@ impl Outcome {
             Outcome::Applied => "applied",
             Outcome::Discarded => "discarded",
             Outcome::Failed => "failed",
+            Outcome::Reverted => "reverted",
         }
     }
 }
@@ -98,6 +102,7 @@ impl HistoryQuery {
             Some(Outcome::Applied) => cond.push_str(" AND action = 'apply' AND is_error = 0"),
             Some(Outcome::Discarded) => cond.push_str(" AND action = 'discard' AND is_error = 0"),
             Some(Outcome::Failed) => cond.push_str(" AND is_error = 1"),
+            Some(Outcome::Reverted) => cond.push_str(" AND action IN ('undo', 'redo') AND is_error = 0"),
             None => {}
         }
         if let Some(from) = self.from_ms {
@@ -192,7 +197,11 @@ impl ExportRow {
         let h = &r.entry;
         ExportRow {
             at: h.at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-            outcome: Outcome::of(h.details.action, h.is_error).as_str(),
+            outcome: match (h.is_error, h.details.action) {
+                (false, ResolveAction::Undo) => "undone",
+                (false, ResolveAction::Redo) => "redone",
+                (is_error, action) => Outcome::of(action, is_error).as_str(),
+            },
             decided_by: crate::actor_name(h.actor),
             client: h.client.clone().unwrap_or_default(),
             label: h.details.label.clone(),

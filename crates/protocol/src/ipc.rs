@@ -71,6 +71,12 @@ pub mod commands {
     pub const EXPORT_HISTORY: &str = "export_history";
     /// `{ actionId, path } -> SincePreview`: a stale file's previewed content → the disk now
     pub const GET_SINCE_PREVIEW: &str = "get_since_preview";
+    /// `{ decisionId, reason } -> ResolveOutcome`: reverts an applied change set from the
+    /// history (its own decision, action `undo`); `isError` with the files that changed since
+    /// the apply when refused (nothing written).
+    pub const UNDO_DECISION: &str = "undo_decision";
+    /// `{ decisionId, reason } -> ResolveOutcome`: writes an undone action's bytes again.
+    pub const REDO_DECISION: &str = "redo_decision";
 }
 
 /// Names of the events the shell emits (kebab-case).

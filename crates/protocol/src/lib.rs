@@ -56,7 +56,7 @@ pub use notice::{Notice, NoticeLevel};
 pub use queue::{ActionCounts, ActionKind, ActionStatus, ActionSummary, Proposal, QueueSnapshot, ToolCallInfo};
 pub use resolve::{
     ExportFormat, ExportOutcome, HistoryEntry, HistoryOutcome, HistoryPage, HistoryQuery, ResolveChoice,
-    ResolveDetails, ResolveOutcome,
+    ResolveDetails, ResolveOutcome, UndoInfo, UndoState,
 };
 pub use session::{Policy, SessionInfo};
 pub use stale::SincePreview;

@@ -12,6 +12,10 @@ use crate::queue::{ActionStatus, Proposal};
 pub enum ResolveChoice {
     Apply,
     Discard,
+    /// An applied action reverted from the history (`undo_decision`); only in the history.
+    Undo,
+    /// An undo reverted (`redo_decision`); only in the history.
+    Redo,
 }
 
 /// Returned by `resolve_action`.
@@ -69,6 +73,30 @@ pub struct HistoryEntry {
     pub client: Option<String>,
     /// When an agent asked first (human policy): what it proposed, and which agent.
     pub proposal: Option<Proposal>,
+    /// For an applied change set: whether it can be undone or redone now; `null` when the
+    /// entry has no undo (a discard, a failed apply, an undo itself, the demo).
+    pub undo: Option<UndoInfo>,
+}
+
+/// Where an applied action's undo stands (`HistoryEntry::undo`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum UndoState {
+    /// Applied (or redone): Undo is offered.
+    CanUndo,
+    /// Undone: Redo is offered.
+    Undone,
+    /// Its undo data was dropped by the retention setting: it can no longer be undone.
+    Expired,
+}
+
+/// Undo / Redo of one history entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoInfo {
+    pub state: UndoState,
+    /// Why the last undo or redo was refused (files changed since the apply), until one succeeds.
+    pub note: Option<String>,
 }
 
 /// What became of an action, for the history's outcome filter.
@@ -79,6 +107,8 @@ pub enum HistoryOutcome {
     Discarded,
     /// A failed apply (the action stayed on the stack), or one a killed process interrupted.
     Failed,
+    /// An applied change set undone from the history, or an undo redone.
+    Reverted,
 }
 
 /// A history search (`search_history`, `export_history`). Empty text and `null`s match all.

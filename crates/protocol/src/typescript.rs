@@ -78,6 +78,8 @@ pub fn bindings() -> String {
     declaration::<NoticeLevel>(&mut out);
     declaration::<Notice>(&mut out);
     declaration::<SincePreview>(&mut out);
+    declaration::<UndoState>(&mut out);
+    declaration::<UndoInfo>(&mut out);
     let trimmed_len = out.trim_end().len();
     out.truncate(trimmed_len);
     out.push('\n');

@@ -117,6 +117,14 @@ export interface Backend {
   pickSaveFile(defaultName: string, format: ExportFormat): Promise<string | null>;
   /** What changed at a stale action's file since its preview: the previewed content → the disk now. */
   getSincePreview(actionId: string, path: string): Promise<SincePreview>;
+  /**
+   * Reverts an applied change set from the history (its own decision, with `reason`). An
+   * outcome with `isError` when files changed since the apply (nothing written; the message
+   * names them); rejects when the entry cannot be undone (`unknownAction`, expired: `invalidParams`).
+   */
+  undoDecision(decisionId: string, reason: string): Promise<ResolveOutcome>;
+  /** Writes an undone entry's bytes again; like `undoDecision`. */
+  redoDecision(decisionId: string, reason: string): Promise<ResolveOutcome>;
 }
 
 /** What the settings panel saves (the key itself never crosses). */

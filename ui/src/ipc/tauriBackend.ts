@@ -36,6 +36,8 @@ export function createTauriBackend(): Backend {
     resolveAction: (action: ResolveChoice, reason, expectedId) =>
       call<ResolveOutcome>('resolve_action', { action, reason, expectedId }),
     listHistory: () => call<HistoryEntry[]>('list_history'),
+    undoDecision: (decisionId, reason) => call<ResolveOutcome>('undo_decision', { decisionId, reason }),
+    redoDecision: (decisionId, reason) => call<ResolveOutcome>('redo_decision', { decisionId, reason }),
     listTools: () => call<ToolInfo[]>('list_tools'),
     runTool: (name, params) => call<ToolRunOutcome>('run_tool', { name, params }),
     rerunAction: (actionId) => call<ToolRunOutcome>('rerun_action', { actionId }),

@@ -149,6 +149,33 @@ export class Review {
     }
   }
 
+  /** The history entry an undo or redo is running for (one at a time). */
+  undoBusy: string | null = $state(null);
+
+  /**
+   * Undoes (or redoes) an applied entry of the history with `reason`. Resolves to the
+   * outcome's text and whether it was refused (files changed since: nothing written), or
+   * the command's error; the history is read again either way.
+   */
+  async undo(entry: HistoryEntry, verb: 'undo' | 'redo', reason: string): Promise<Banner> {
+    if (this.undoBusy) return { text: 'Another undo is running; wait for it to finish.', isError: true };
+    this.undoBusy = entry.actionId;
+    try {
+      const outcome = verb === 'undo'
+        ? await this.backend.undoDecision(entry.actionId, reason)
+        : await this.backend.redoDecision(entry.actionId, reason);
+      const result = { text: outcome.text, isError: outcome.isError };
+      this.banner = result;
+      await this.refreshAll();
+      return result;
+    } catch (err) {
+      await this.refreshHistory(null);
+      return { text: message(err), isError: true };
+    } finally {
+      this.undoBusy = null;
+    }
+  }
+
   async rerun() {
     const action = this.selected;
     if (!action || this.rerunBusy) return;

@@ -201,6 +201,7 @@ export class FakeBackend implements Backend {
         this.history.unshift({
           action, label: top.label, badge: top.badge, summary: top.summary, sourceToolName: top.sourceToolName, reason, text, isError, atMs: this.now(),
           actionId: top.id, earlierSession: false, decidedBy: this.resolvingAs, client: this.resolvingAs === 'agent' ? this.settings.model : null, proposal,
+          undo: action === 'apply' && !isError && top.kind !== 'custom' ? { state: 'canUndo', note: null } : null,
         });
       const settle = (outcome: ResolveOutcome) => {
         if (!outcome.isError || outcome.status === null) {
@@ -273,7 +274,7 @@ export class FakeBackend implements Backend {
   private matchHistory(q: HistoryQuery): HistoryEntry[] {
     const needle = q.text.trim().toLowerCase();
     return this.history.filter((h) => {
-      const outcome = h.isError ? 'failed' : h.action === 'apply' ? 'applied' : 'discarded';
+      const outcome = h.isError ? 'failed' : h.action === 'apply' ? 'applied' : h.action === 'discard' ? 'discarded' : 'reverted';
       const text = [h.label, h.reason, h.text, h.sourceToolName, h.client ?? ''].join('\n').toLowerCase();
       return (!q.tool || q.tool === h.sourceToolName)
         && (!q.outcome || q.outcome === outcome)
@@ -281,6 +282,43 @@ export class FakeBackend implements Backend {
         && (q.toMs == null || h.atMs < q.toMs)
         && (!needle || text.includes(needle));
     });
+  /** Undo refusals to serve (decision id → message), as the backend words them. */
+  undoRefusals = new Map<string, string>();
+
+  async undoDecision(decisionId: string, reason: string): Promise<ResolveOutcome> {
+    return this.revert(decisionId, reason, 'undo');
+  }
+
+  async redoDecision(decisionId: string, reason: string): Promise<ResolveOutcome> {
+    return this.revert(decisionId, reason, 'redo');
+  }
+
+  private async revert(decisionId: string, reason: string, verb: 'undo' | 'redo'): Promise<ResolveOutcome> {
+    await this.delay();
+    if (reason.trim() === '') throw new BackendError('reasonRequired', `A reason is required: say why you ${verb} it.`);
+    const entry = this.history.find((h) => h.actionId === decisionId && h.action === 'apply' && !h.isError);
+    if (!entry?.undo) throw new BackendError('unknownAction', `Decision ${decisionId} has no undo data.`);
+    if (entry.undo.state === 'expired') {
+      throw new BackendError('invalidParams', `"${entry.label}" can no longer be undone: its undo data expired by retention.`);
+    }
+    if ((verb === 'undo') !== (entry.undo.state === 'canUndo')) {
+      throw new BackendError('invalidParams', `"${entry.label}" cannot be ${verb}ne now; reload the history.`);
+    }
+    const refusal = this.undoRefusals.get(decisionId);
+    if (refusal) {
+      entry.undo = { ...entry.undo, note: refusal };
+      return { isError: true, text: refusal, details: null, status: null };
+    }
+    entry.undo = { state: verb === 'undo' ? 'undone' : 'canUndo', note: null };
+    const done = verb === 'undo' ? 'Undone' : 'Redone';
+    const text = `${done}: ${entry.label}.`;
+    const actionId = `${decisionId}-${verb}-${this.now()}`;
+    this.history.unshift({
+      ...structuredClone(entry), action: verb, reason, text, atMs: this.now(), actionId, earlierSession: false,
+      decidedBy: 'person', client: null, proposal: null, undo: null,
+    });
+    this.bump();
+    return { isError: false, text, details: { action: verb, reason, sourceToolName: entry.sourceToolName, label: entry.label, actionId }, status: null };
   }
 
   async listTools(): Promise<ToolInfo[]> {

@@ -25,15 +25,6 @@ export type QueueChanged = {
 revision: number, };
 
 /**
- * Payload of the `close-requested` event.
- */
-export type CloseRequested = { 
-/**
- * How many actions are pending in the open workspace.
- */
-pending: number, };
-
-/**
  * Who resolves pending actions in this session (SPEC §7).
  */
 export type Policy = "human" | "agent";
@@ -131,7 +122,7 @@ export type ActionStatus = { "kind": "pending" } | { "kind": "stale",
 /**
  * Workspace-relative paths that changed.
  */
-files: Array<string>, message: string, } | { "kind": "failed", error: string, } | { "kind": "orphaned", message: string, };
+files: Array<string>, message: string, } | { "kind": "failed", error: string, };
 
 /**
  * What the UI shows in the centre column for an action.
@@ -223,7 +214,7 @@ export type RenameStatus = "rename" | "unchanged" | "directorySkipped";
 /**
  * The person's decision; the `action` argument of `resolve_action`.
  */
-export type ResolveChoice = "apply" | "discard";
+export type ResolveChoice = "apply" | "discard" | "undo" | "redo";
 
 /**
  * Returned by `resolve_action`.
@@ -286,64 +277,12 @@ client: string | null,
 /**
  * When an agent asked first (human policy): what it proposed, and which agent.
  */
-proposal: Proposal | null, };
-
+proposal: Proposal | null, 
 /**
- * What became of an action, for the history's outcome filter.
+ * For an applied change set: whether it can be undone or redone now; `null` when the
+ * entry has no undo (a discard, a failed apply, an undo itself, the demo).
  */
-export type HistoryOutcome = "applied" | "discarded" | "failed";
-
-/**
- * A history search (`search_history`, `export_history`). Empty text and `null`s match all.
- */
-export type HistoryQuery = { 
-/**
- * Found in the label, reason, result text, tool name or client name (ASCII case-insensitive).
- */
-text: string, 
-/**
- * Only this tool's actions (`sourceToolName`).
- */
-tool: string | null, outcome: HistoryOutcome | null, 
-/**
- * Decided at or after (unix milliseconds).
- */
-fromMs: number | null, 
-/**
- * Decided before (unix milliseconds).
- */
-toMs: number | null, };
-
-/**
- * One page of `search_history`, newest first.
- */
-export type HistoryPage = { entries: Array<HistoryEntry>, 
-/**
- * Where this page starts among all the matches.
- */
-offset: number, 
-/**
- * How many entries match in all.
- */
-total: number, 
-/**
- * Every tool with entries in this workspace (for the tool filter), by name.
- */
-tools: Array<string>, };
-
-/**
- * What `export_history` writes.
- */
-export type ExportFormat = "json" | "csv";
-
-/**
- * What `export_history` wrote.
- */
-export type ExportOutcome = { path: string, 
-/**
- * How many entries it holds.
- */
-count: number, };
+undo: UndoInfo | null, };
 
 /**
  * One row of `list_tools`.
@@ -548,19 +487,15 @@ message: string,
 dismissible: boolean, };
 
 /**
- * Returned by `get_since_preview`: the previewed content of `path` → the disk now.
+ * Where an applied action's undo stands (`HistoryEntry::undo`).
  */
-export type SincePreview = { 
+export type UndoState = "canUndo" | "undone" | "expired";
+
 /**
- * The path as the action names it (a rename's source or target).
+ * Undo / Redo of one history entry.
  */
-path: string, 
+export type UndoInfo = { state: UndoState, 
 /**
- * Why it is stale, in the words of the stale message (`content changed`, `deleted`,
- * `now exists`, …); `null` when the file is as previewed again.
+ * Why the last undo or redo was refused (files changed since the apply), until one succeeds.
  */
-why: string | null, 
-/**
- * Previewed → now (a create's or rename target's previewed side is empty).
- */
-diff: FileDiff, };
+note: string | null, };
