@@ -12,10 +12,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use resolve_agent::{AgentLoop, LlmClient, ModelSource, ProviderConfig};
-use resolve_engine::{Actor, CancellationToken, Session};
+use resolve_engine::{CancellationToken, Session};
 use resolve_protocol::ipc::events::AGENT_EVENT;
 use resolve_protocol::{self as wire, AgentUpdate, IpcError, IpcErrorCode};
-use serde_json::json;
 use tauri::async_runtime::JoinHandle;
 
 use crate::convert;
@@ -120,7 +119,7 @@ impl Conversation {
     /// `reason`, so each goes into the history), then forgets the messages.
     pub async fn start_new(&self, session: &Session, reason: Option<&str>) -> Result<Vec<String>, IpcError> {
         // Refused before the turn stops when a reason is missing (nothing changes then).
-        if session.store().len() > 0 && reason.unwrap_or_default().trim().is_empty() {
+        if !session.store().is_empty() && reason.unwrap_or_default().trim().is_empty() {
             return crate::leave::discard_all(session, "", "before starting a new conversation").await;
         }
         self.stop_and_wait().await;

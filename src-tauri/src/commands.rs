@@ -283,6 +283,8 @@ pub async fn export_history(
     path: String,
 ) -> Result<wire::ExportOutcome> {
     crate::history::export(&state, &query, format, std::path::Path::new(&path)).await
+}
+
 /// What changed at `path`, a file of stale action `action_id`, since its preview: the
 /// previewed content → the disk now.
 #[tauri::command]
@@ -300,6 +302,8 @@ pub async fn get_since_preview(
         .map_err(|e| IpcError::new(IpcErrorCode::Internal, format!("diff task failed: {e}")))?
         .map_err(|e| IpcError::new(IpcErrorCode::UnknownFile, e.to_string()))?;
     Ok(convert::since_preview(since))
+}
+
 /// Reverts an applied change set from the history (see `crate::undo`).
 #[tauri::command]
 pub async fn undo_decision(

@@ -82,12 +82,11 @@ pub async fn page(
         ));
     }
     let (page, tools) = search(state, query(q), offset as usize, limit as usize).await?;
-    Ok(wire::HistoryPage {
-        entries: page.rows.iter().map(|r| crate::convert::history_entry(&r.entry, r.earlier_session)).collect(),
-        offset,
-        total: page.total.min(u32::MAX as usize) as u32,
-        tools,
-    })
+    let mut entries: Vec<wire::HistoryEntry> =
+        page.rows.iter().map(|r| crate::convert::history_entry(&r.entry, r.earlier_session)).collect();
+    // What each applied entry offers now: Undo, Redo, or nothing any more.
+    crate::undo::annotate(state, &mut entries).await;
+    Ok(wire::HistoryPage { entries, offset, total: page.total.min(u32::MAX as usize) as u32, tools })
 }
 
 /// Writes every entry matching `q` to `path` as `format`: to a temporary file beside it,

@@ -783,6 +783,8 @@ fn search_history_filters_and_pages_the_journal_and_export_writes_what_it_finds(
         .unwrap_err();
     assert_eq!(err["code"], "io", "{err}");
     assert!(err["message"].as_str().unwrap().contains("no/such/folder/export.csv"), "{err}");
+}
+
 /// Undo and redo from the history through the commands the UI calls, on a real workspace
 /// and a real journal file; the undo data survives a restart of the app.
 #[test]

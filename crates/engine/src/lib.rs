@@ -43,8 +43,8 @@ pub mod pending;
 pub mod registry;
 pub mod resolve;
 pub mod session;
-pub mod stored;
 pub mod staleness;
+pub mod stored;
 pub mod tool;
 pub mod undo;
 pub mod workspace;
@@ -66,8 +66,8 @@ pub use session::{
     Actor, CallRecord, HistoryEntry, Observer, Resolve, ResolveOutcome, ResolvePolicy, Session, ToolCall, ToolChoice,
     TranscriptEntry, PREVIEW_REMINDER, SET_POLICY_TOOL_NAME,
 };
-pub use stored::{Persist, PersistFn, PreviewedFile, RestoreReport, StoredAction, StoredBody, ORPHANED_MESSAGE};
 pub use staleness::{recheck, Recheck};
+pub use stored::{Persist, PersistFn, PreviewedFile, RestoreReport, StoredAction, StoredBody, ORPHANED_MESSAGE};
 pub use tool::{Content, ErrorCode, Progress, Tool, ToolContext, ToolError, ToolResult};
 pub use undo::{Undo, UndoChange, UndoError, UndoHunk, UndoOutcome, UndoRecord, REDO_TOOL_NAME, UNDO_TOOL_NAME};
 pub use workspace::{Workspace, WorkspaceError};

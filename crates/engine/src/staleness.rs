@@ -62,6 +62,8 @@ fn recheck_locked(store: &PendingActionStore, ws: &Workspace, affected: Affected
         let Some(change_set) = store.get(&info.id).and_then(|a| a.change_set.clone()) else { continue };
         // The files it is stale for are looked at again too: that is how it becomes pending.
         let drift = match (&affected, &info.status) {
+            // Restored without its apply: only a discard can change it.
+            (_, ActionStatus::Orphaned { .. }) => continue,
             (Affected::All, _) | (_, ActionStatus::Pending) => change_set.drift(ws, affected),
             (Affected::Paths(paths), ActionStatus::Stale { files, .. }) => {
                 let mut paths: HashSet<String> = (*paths).clone();

@@ -525,6 +525,8 @@ impl Writer {
                 let _ = tx.send(job);
             }
         })
+    }
+
     /// Queues `job` (e.g. keeping undo data); it runs after everything queued before it, and
     /// its result is reported like a decision's.
     pub fn run(&self, job: JournalJob) {

@@ -33,7 +33,7 @@ describe('HistoryPanel undo', () => {
     });
     const undo = await screen.findAllByTestId('history-undo');
     expect(undo, 'only the applied change set (history.json: one) has an undo').toHaveLength(1);
-    await user.click(within(undo[0]).getByTestId('history-undo-button'));
+    await user.click(within(undo[0]!).getByTestId('history-undo-button'));
     const confirm = screen.getByTestId('history-undo-confirm') as HTMLButtonElement;
     expect(confirm.disabled, 'a reason is required').toBe(true);
     await user.type(screen.getByTestId('history-undo-reason'), 'wrong logger');

@@ -282,6 +282,8 @@ export class FakeBackend implements Backend {
         && (q.toMs == null || h.atMs < q.toMs)
         && (!needle || text.includes(needle));
     });
+  }
+
   /** Undo refusals to serve (decision id → message), as the backend words them. */
   undoRefusals = new Map<string, string>();
 

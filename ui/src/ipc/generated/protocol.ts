@@ -25,6 +25,15 @@ export type QueueChanged = {
 revision: number, };
 
 /**
+ * Payload of the `close-requested` event.
+ */
+export type CloseRequested = { 
+/**
+ * How many actions are pending in the open workspace.
+ */
+pending: number, };
+
+/**
  * Who resolves pending actions in this session (SPEC §7).
  */
 export type Policy = "human" | "agent";
@@ -122,7 +131,7 @@ export type ActionStatus = { "kind": "pending" } | { "kind": "stale",
 /**
  * Workspace-relative paths that changed.
  */
-files: Array<string>, message: string, } | { "kind": "failed", error: string, };
+files: Array<string>, message: string, } | { "kind": "failed", error: string, } | { "kind": "orphaned", message: string, };
 
 /**
  * What the UI shows in the centre column for an action.
@@ -283,6 +292,63 @@ proposal: Proposal | null,
  * entry has no undo (a discard, a failed apply, an undo itself, the demo).
  */
 undo: UndoInfo | null, };
+
+/**
+ * What became of an action, for the history's outcome filter.
+ */
+export type HistoryOutcome = "applied" | "discarded" | "failed" | "reverted";
+
+/**
+ * A history search (`search_history`, `export_history`). Empty text and `null`s match all.
+ */
+export type HistoryQuery = { 
+/**
+ * Found in the label, reason, result text, tool name or client name (ASCII case-insensitive).
+ */
+text: string, 
+/**
+ * Only this tool's actions (`sourceToolName`).
+ */
+tool: string | null, outcome: HistoryOutcome | null, 
+/**
+ * Decided at or after (unix milliseconds).
+ */
+fromMs: number | null, 
+/**
+ * Decided before (unix milliseconds).
+ */
+toMs: number | null, };
+
+/**
+ * One page of `search_history`, newest first.
+ */
+export type HistoryPage = { entries: Array<HistoryEntry>, 
+/**
+ * Where this page starts among all the matches.
+ */
+offset: number, 
+/**
+ * How many entries match in all.
+ */
+total: number, 
+/**
+ * Every tool with entries in this workspace (for the tool filter), by name.
+ */
+tools: Array<string>, };
+
+/**
+ * What `export_history` writes.
+ */
+export type ExportFormat = "json" | "csv";
+
+/**
+ * What `export_history` wrote.
+ */
+export type ExportOutcome = { path: string, 
+/**
+ * How many entries it holds.
+ */
+count: number, };
 
 /**
  * One row of `list_tools`.
@@ -485,6 +551,24 @@ message: string,
  * False while the condition lasts (e.g. the journal is still broken): no close button.
  */
 dismissible: boolean, };
+
+/**
+ * Returned by `get_since_preview`: the previewed content of `path` → the disk now.
+ */
+export type SincePreview = { 
+/**
+ * The path as the action names it (a rename's source or target).
+ */
+path: string, 
+/**
+ * Why it is stale, in the words of the stale message (`content changed`, `deleted`,
+ * `now exists`, …); `null` when the file is as previewed again.
+ */
+why: string | null, 
+/**
+ * Previewed → now (a create's or rename target's previewed side is empty).
+ */
+diff: FileDiff, };
 
 /**
  * Where an applied action's undo stands (`HistoryEntry::undo`).
