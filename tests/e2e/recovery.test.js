@@ -81,9 +81,17 @@ test("an apply killed halfway is rolled back when the app opens the folder, and 
   driver = await startDriver();
   browser = await driver.startApp([ws, "--data-dir", data]);
   await browser.setWindowSize(1400, 900).catch(() => {});
-  const banner = await browser.$('[data-testid="notice"]*=interrupted');
-  await banner.waitForDisplayed({ ...WAIT, timeoutMsg: "no banner about the interrupted apply" });
-  const message = await banner.$('[data-testid="notice-message"]').getText();
+  // The banners' messages, read in the page in one go.
+  const messages = () =>
+    browser.execute(() => [...document.querySelectorAll('[data-testid="notice-message"]')].map((m) => m.textContent));
+  let message = "";
+  await browser.waitUntil(
+    async () => {
+      message = (await messages()).find((m) => m.includes("interrupted")) ?? "";
+      return message !== "";
+    },
+    { ...WAIT, timeoutMsg: "no banner about the interrupted apply" },
+  );
   assert.ok(message.includes("Kill test: many files"), `names the action: ${message}`);
   assert.ok(message.includes("restored as before the apply"), `says what was done: ${message}`);
   await browser.saveScreenshot(path.join(SHOTS, "recovered-apply.png"));
