@@ -171,6 +171,7 @@ pub fn history_entry(h: &engine::HistoryEntry, earlier_session: bool) -> wire::H
         client: h.client.clone(),
         proposal: h.proposal.as_ref().map(proposal),
         undo: None,
+        asked_by: None,
     }
 }
 

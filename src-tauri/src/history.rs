@@ -84,9 +84,34 @@ pub async fn page(
     let (page, tools) = search(state, query(q), offset as usize, limit as usize).await?;
     let mut entries: Vec<wire::HistoryEntry> =
         page.rows.iter().map(|r| crate::convert::history_entry(&r.entry, r.earlier_session)).collect();
+    // Who asked for each change: the client of the call that pushed it (the journal's pushes).
+    let asked = asked_by(state, entries.iter().map(|e| e.action_id.clone()).collect()).await;
+    for e in &mut entries {
+        e.asked_by = asked.get(&e.action_id).cloned();
+    }
     // What each applied entry offers now: Undo, Redo, or nothing any more.
     crate::undo::annotate(state, &mut entries).await;
     Ok(wire::HistoryPage { entries, offset, total: page.total.min(u32::MAX as usize) as u32, tools })
+}
+
+/// The clients that asked for `ids` (see `Journal::asked_by`); empty for the demo, without a
+/// journal, or when the read fails (the History still shows who decided).
+async fn asked_by(state: &AppState, ids: Vec<String>) -> std::collections::HashMap<String, String> {
+    let (session, is_demo) = state.session().await;
+    let Some(writer) = state.journal().cloned().filter(|_| !is_demo) else { return Default::default() };
+    let root = session.workspace().root().display().to_string();
+    let read = tauri::async_runtime::spawn_blocking(move || writer.journal().asked_by(&root, &ids)).await;
+    match read {
+        Ok(Ok(map)) => map,
+        Ok(Err(e)) => {
+            eprintln!("resolve-desk: cannot read who asked for the history's actions: {e}");
+            Default::default()
+        }
+        Err(e) => {
+            eprintln!("resolve-desk: the read of who asked failed: {e}");
+            Default::default()
+        }
+    }
 }
 
 /// Writes every entry matching `q` to `path` as `format`: to a temporary file beside it,

@@ -150,6 +150,19 @@ test("two MCP clients share the window's stack: LIFO across both, each card name
     for (const c of await cards()) who.push(await pushedBy(c));
     assert.deepEqual(who, ["by agent-two", "by agent-one"], "the newest preview is on top");
     await browser.saveScreenshot(path.join(SHOTS, "mcp-two-agents.png"));
+
+    // The person discards agent-two's preview: the History says who asked for it.
+    await browser.$('[data-testid="reason-input"]').setValue("Not this one");
+    const discard = await browser.$('[data-testid="discard-button"]');
+    await browser.waitUntil(() => discard.isEnabled(), { ...WAIT, timeoutMsg: "discard enabled once a reason is typed" });
+    await discard.click();
+    await waitForCards(1);
+    await browser.$('[data-testid="history-button"]').click();
+    const asked = await browser.$('[data-testid="history-asked-by"]');
+    await asked.waitForDisplayed({ ...WAIT, timeoutMsg: "the History names who asked" });
+    assert.equal(await asked.getText(), "agent-two");
+    await browser.keys("Escape");
+    await asked.waitForDisplayed({ ...WAIT, reverse: true });
   } finally {
     await one.client.close();
     await two.client.close();

@@ -165,6 +165,32 @@ impl Journal {
         Ok(Page { rows, total: total as usize + missing })
     }
 
+    /// Who asked for each of `action_ids` in `workspace`: the client named by the call that
+    /// pushed it (the `pushes` rows), for the ids that have one.
+    pub fn asked_by(
+        &self,
+        workspace: &str,
+        action_ids: &[String],
+    ) -> Result<std::collections::HashMap<String, String>, JournalError> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(
+            "SELECT client FROM pushes WHERE workspace = ?1 AND action_id = ?2 AND client IS NOT NULL
+             ORDER BY at_ms DESC, id DESC LIMIT 1",
+        )?;
+        let mut out = std::collections::HashMap::new();
+        for id in action_ids {
+            let client: Option<String> =
+                stmt.query_row(rusqlite::params![workspace, id], |r| r.get(0)).map(Some).or_else(|e| match e {
+                    rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                    e => Err(e),
+                })?;
+            if let Some(c) = client {
+                out.insert(id.clone(), c);
+            }
+        }
+        Ok(out)
+    }
+
     /// The tools that have entries in `workspace`, by name (for the tool filter).
     pub fn tools(&self, workspace: &str) -> Result<Vec<String>, JournalError> {
         let conn = self.lock();
@@ -375,6 +401,27 @@ mod tests {
         // Later pages do not repeat it.
         let second = j.search(WS, &[unwritten], &HistoryQuery::default(), 5, 5).unwrap();
         assert!(!ids(&second).contains(&"a-unwritten".to_string()));
+    }
+
+    #[test]
+    fn asked_by_names_the_client_that_pushed_each_action() {
+        let (_d, j) = journal_with(3);
+        let push = |id: &str, client: Option<&str>| crate::Push {
+            workspace: WS.into(),
+            at_ms: 1,
+            action_id: id.into(),
+            tool_call: None,
+            label: "l".into(),
+            source_tool_name: "ast_edit".into(),
+            client: client.map(String::from),
+            files: serde_json::json!([]),
+        };
+        j.record_push(&push("a0", Some("claude-code"))).unwrap();
+        j.record_push(&push("a1", None)).unwrap();
+        j.record_push(&crate::Push { workspace: "/ws/other".into(), ..push("a2", Some("other")) }).unwrap();
+        let asked = j.asked_by(WS, &["a0".into(), "a1".into(), "a2".into(), "nope".into()]).unwrap();
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        assert_eq!(asked["a0"], "claude-code");
     }
 
     #[test]

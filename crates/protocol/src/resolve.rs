@@ -76,6 +76,11 @@ pub struct HistoryEntry {
     /// For an applied change set: whether it can be undone or redone now; `null` when the
     /// entry has no undo (a discard, a failed apply, an undo itself, the demo).
     pub undo: Option<UndoInfo>,
+    /// Who asked for the change: the agent or MCP client whose tool call pushed the action
+    /// (the journal's record of the push), when one was named; `null` for a person's or a
+    /// script's preview, or when the push was not recorded (the demo).
+    #[serde(default)]
+    pub asked_by: Option<String>,
 }
 
 /// Where an applied action's undo stands (`HistoryEntry::undo`).

@@ -93,6 +93,8 @@ describe('protocol fixtures (shared with crates/protocol)', () => {
     const who = screen.getAllByTestId('history-who').map((w) => w.textContent?.replace(/\s+/g, ' ').trim());
     expect(who[0]).toBe('Decided by the person; asked by gpt-4o-mini, which proposed Apply: “Only logging calls change.”');
     expect(who[1]).toBe('Decided by the agent claude-code');
+    // Who asked for the change (the client that pushed it), when no proposal says so already.
+    expect(who[2]).toBe('Decided by the person; asked by claude-code');
   });
 
   it('shows the proposal of queue_snapshot.json beside the top action', () => {

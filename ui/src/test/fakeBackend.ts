@@ -202,6 +202,7 @@ export class FakeBackend implements Backend {
           action, label: top.label, badge: top.badge, summary: top.summary, sourceToolName: top.sourceToolName, reason, text, isError, atMs: this.now(),
           actionId: top.id, earlierSession: false, decidedBy: this.resolvingAs, client: this.resolvingAs === 'agent' ? this.settings.model : null, proposal,
           undo: action === 'apply' && !isError && top.kind !== 'custom' ? { state: 'canUndo', note: null } : null,
+          askedBy: top.pushedBy ?? null,
         });
       const settle = (outcome: ResolveOutcome) => {
         if (!outcome.isError || outcome.status === null) {
@@ -317,7 +318,7 @@ export class FakeBackend implements Backend {
     const actionId = `${decisionId}-${verb}-${this.now()}`;
     this.history.unshift({
       ...structuredClone(entry), action: verb, reason, text, atMs: this.now(), actionId, earlierSession: false,
-      decidedBy: 'person', client: null, proposal: null, undo: null,
+      decidedBy: 'person', client: null, proposal: null, undo: null, askedBy: null,
     });
     this.bump();
     return { isError: false, text, details: { action: verb, reason, sourceToolName: entry.sourceToolName, label: entry.label, actionId }, status: null };

@@ -291,7 +291,13 @@ proposal: Proposal | null,
  * For an applied change set: whether it can be undone or redone now; `null` when the
  * entry has no undo (a discard, a failed apply, an undo itself, the demo).
  */
-undo: UndoInfo | null, };
+undo: UndoInfo | null, 
+/**
+ * Who asked for the change: the agent or MCP client whose tool call pushed the action
+ * (the journal's record of the push), when one was named; `null` for a person's or a
+ * script's preview, or when the push was not recorded (the demo).
+ */
+askedBy: string | null, };
 
 /**
  * What became of an action, for the history's outcome filter.
