@@ -384,13 +384,13 @@ impl Journal {
 
     /// The database's schema version (`PRAGMA user_version`).
     pub fn schema_version(&self) -> Result<i64, JournalError> {
-        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let conn = self.lock();
         Ok(conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
     }
 
     /// Appends one decision.
     pub fn record(&self, d: &Decision) -> Result<(), JournalError> {
-        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let conn = self.lock();
         conn.execute(
             "INSERT INTO decisions (workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text, client)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -425,7 +425,7 @@ impl Journal {
         Ok(out)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
 

@@ -77,7 +77,7 @@ impl Journal {
     /// transaction: the row and every change's bytes, or nothing). Saving an id already kept
     /// there changes nothing.
     pub fn save_pending(&self, workspace: &str, action: &StoredAction) -> Result<(), JournalError> {
-        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let mut conn = self.lock();
         let tx = conn.transaction()?;
         let (body, applied_text, discard_text, renames) = match &action.body {
             StoredBody::ChangeSet { renames, applied_text, discard_text, .. } => {
@@ -161,7 +161,7 @@ impl Journal {
     /// Forgets the pending action `action_id` of `workspace` (decided or popped). Forgetting
     /// one that is not kept is not an error.
     pub fn remove_pending(&self, workspace: &str, action_id: &str) -> Result<(), JournalError> {
-        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let mut conn = self.lock();
         let tx = conn.transaction()?;
         let seq: Option<i64> = tx
             .query_row(
@@ -181,7 +181,7 @@ impl Journal {
     /// The pending actions kept for `workspace`, bottom first (push order): what
     /// [`Session::restore`] takes. A row that cannot be read back is returned orphaned.
     pub fn pending(&self, workspace: &str) -> Result<Vec<StoredAction>, JournalError> {
-        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let conn = self.lock();
         let mut stmt = conn.prepare(
             "SELECT seq, action_id, label, source_tool_name, details, created_at_ms, origin, pushed_by, body,
                     applied_text, discard_text, renames
@@ -255,7 +255,7 @@ impl Journal {
 
     /// Appends a push to `pushes`.
     pub fn record_push(&self, push: &Push) -> Result<(), JournalError> {
-        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let conn = self.lock();
         conn.execute(
             "INSERT INTO pushes (workspace, at_ms, action_id, tool_call, label, source_tool_name, client, files)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -275,7 +275,7 @@ impl Journal {
 
     /// The latest `limit` pushes in `workspace`, newest first.
     pub fn pushes(&self, workspace: &str, limit: usize) -> Result<Vec<Push>, JournalError> {
-        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let conn = self.lock();
         let mut stmt = conn.prepare(
             "SELECT workspace, at_ms, action_id, tool_call, label, source_tool_name, client, files
              FROM pushes WHERE workspace = ?1 ORDER BY at_ms DESC, id DESC LIMIT ?2",

@@ -115,7 +115,7 @@ impl Journal {
     ) -> Result<(), JournalError> {
         let data = record.encode();
         {
-            let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+            let conn = self.lock();
             conn.execute(
                 "INSERT INTO undo (workspace, action_id, label, source_tool_name, at_ms, state, data, size, note)
                  VALUES (?1, ?2, ?3, ?4, ?5, 'can_undo', ?6, ?7, NULL)
@@ -139,7 +139,7 @@ impl Journal {
     ) -> Result<(), JournalError> {
         let data = record.encode();
         {
-            let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+            let conn = self.lock();
             conn.execute(
                 "UPDATE undo SET state = ?3, data = ?4, size = ?5, note = NULL WHERE workspace = ?1 AND action_id = ?2",
                 params![workspace, action_id, state.as_str(), data, data.len() as i64],
@@ -150,7 +150,7 @@ impl Journal {
 
     /// Sets (or clears) why the last undo or redo of `action_id` was refused.
     pub fn undo_note(&self, workspace: &str, action_id: &str, note: Option<&str>) -> Result<(), JournalError> {
-        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let conn = self.lock();
         conn.execute(
             "UPDATE undo SET note = ?3 WHERE workspace = ?1 AND action_id = ?2",
             params![workspace, action_id, note],
@@ -166,7 +166,7 @@ impl Journal {
         workspace: &str,
         action_id: &str,
     ) -> Result<Option<(UndoEntry, Option<UndoRecord>)>, JournalError> {
-        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let conn = self.lock();
         let row = conn
             .query_row(
                 &format!("SELECT {COLUMNS}, data FROM undo WHERE workspace = ?1 AND action_id = ?2"),
@@ -187,7 +187,7 @@ impl Journal {
 
     /// Every undo row of `workspace` (without data), by action id.
     pub fn undo_entries(&self, workspace: &str) -> Result<HashMap<String, UndoEntry>, JournalError> {
-        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let conn = self.lock();
         let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM undo WHERE workspace = ?1"))?;
         let rows = stmt.query_map(params![workspace], entry)?;
         let mut out = HashMap::new();
@@ -200,7 +200,7 @@ impl Journal {
 
     /// Undo data kept over the whole journal: (entries with data, their bytes).
     pub fn undo_storage(&self) -> Result<(u64, u64), JournalError> {
-        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let conn = self.lock();
         Ok(conn.query_row("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM undo WHERE data IS NOT NULL", [], |r| {
             Ok((r.get::<_, i64>(0)?.max(0) as u64, r.get::<_, i64>(1)?.max(0) as u64))
         })?)
@@ -209,7 +209,7 @@ impl Journal {
     /// Drops the data of the oldest entries beyond `retention` (newest kept first; once one
     /// does not fit, it and every older one expire).
     pub fn prune_undo(&self, retention: UndoRetention) -> Result<(), JournalError> {
-        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let mut conn = self.lock();
         let tx = conn.transaction()?;
         let expire: Vec<i64> = {
             let mut stmt =
