@@ -16,6 +16,8 @@ export default defineConfig({
     // One module chunk plus CSS; no inline scripts, no eval (CSP: script-src 'self').
     modulePreload: { polyfill: false },
   },
+  // The highlight worker is an ES module, like the app.
+  worker: { format: 'es' },
   resolve: process.env.VITEST ? { conditions: ['browser'] } : undefined,
   test: {
     environment: 'jsdom',

@@ -667,18 +667,21 @@ fn the_demo_fixture_is_what_the_real_demo_workspace_shows() {
     assert_eq!(session["isDemo"], true);
     let root = session["workspaceRoot"].as_str().unwrap().to_string();
     let queue = invoke(&app, "list_actions", json!({})).unwrap();
-    let (mut files, mut diffs, mut renames) = (json!({}), json!({}), json!({}));
+    let (mut files, mut diffs, mut renames, mut texts) = (json!({}), json!({}), json!({}), json!({}));
+    let raw_edit = queue["actions"][1]["id"].as_str().unwrap().to_string();
     for action in queue["actions"].as_array().unwrap() {
         let id = action["id"].as_str().unwrap();
         let entries = invoke(&app, "get_action_files", json!({"actionId": id})).unwrap();
-        let mut by_path = json!({});
+        let (mut by_path, mut texts_by_path) = (json!({}), json!({}));
         for f in entries.as_array().unwrap() {
             let path = f["path"].as_str().unwrap();
             by_path[path] =
                 invoke(&app, "get_file_diff", json!({"actionId": id, "path": path, "context": null})).unwrap();
+            texts_by_path[path] = invoke(&app, "get_file_texts", json!({"actionId": id, "path": path})).unwrap();
         }
         files[id] = entries;
         diffs[id] = by_path;
+        texts[id] = texts_by_path;
         renames[id] = invoke(&app, "get_action_renames", json!({"actionId": id})).unwrap();
     }
     let tools = invoke(&app, "list_tools", json!({})).unwrap();
@@ -688,7 +691,7 @@ fn the_demo_fixture_is_what_the_real_demo_workspace_shows() {
     let fixture = normalise_demo(
         json!({
             "session": session, "tools": tools, "queue": queue, "files": files, "diffs": diffs,
-            "renames": renames, "history": history, "scriptSteps": script_steps,
+            "renames": renames, "history": history, "scriptSteps": script_steps, "texts": texts,
         }),
         &root,
     );
@@ -697,6 +700,18 @@ fn the_demo_fixture_is_what_the_real_demo_workspace_shows() {
     let _: Vec<resolve_protocol::ScriptStep> = serde_json::from_value(fixture["scriptSteps"].clone()).unwrap();
     assert_eq!(fixture["scriptSteps"][0]["line"], 2, "the demo script's first step is on line 2 (line 1 is a comment)");
     assert_eq!(fixture["queue"]["actions"][0]["kind"], "rename");
+    let edit = fixture["queue"]["actions"][1]["id"].as_str().unwrap();
+    for (path, t) in fixture["texts"][edit].as_object().unwrap() {
+        let t: resolve_protocol::FileTexts = serde_json::from_value(t.clone()).unwrap();
+        assert_eq!(&t.path, path);
+        let lines = t.new.as_deref().map_or(0, |n| n.lines().count()) as u32;
+        let hunks = fixture["diffs"][edit][path]["hunks"].as_array().unwrap();
+        let last_new = hunks.last().map_or(0, |h| h["newStart"].as_u64().unwrap() + h["newLines"].as_u64().unwrap() - 1);
+        assert!(last_new as u32 <= lines, "{path}: the whole text covers every hunk");
+    }
+    let err = invoke(&app, "get_file_texts", json!({"actionId": raw_edit, "path": "nope.ts"})).unwrap_err();
+    assert_eq!(err["code"], "unknownFile", "{err}");
+    invoke(&app, "cancel_tool_run", json!({})).expect("cancelling with nothing running is a no-op");
     assert!(!fixture["renames"]["act-0002"].as_array().unwrap().is_empty(), "{}", fixture["renames"]);
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/src/ipc/fixtures/demo.json");

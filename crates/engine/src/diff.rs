@@ -74,6 +74,15 @@ pub fn language_for_path(path: &str) -> Option<&'static str> {
         "cpp" | "cc" | "hpp" => "cpp",
         "sh" | "bash" => "bash",
         "yml" | "yaml" => "yaml",
+        "cs" => "csharp",
+        "kt" | "kts" => "kotlin",
+        "lua" => "lua",
+        "php" => "php",
+        "rb" => "ruby",
+        "scala" | "sc" => "scala",
+        "swift" => "swift",
+        "ex" | "exs" => "elixir",
+        "hs" => "haskell",
         _ => return None,
     })
 }
@@ -220,6 +229,8 @@ mod tests {
         assert_eq!(language_for_path("ui/App.svelte"), Some("xml"));
         assert_eq!(language_for_path("stubs/x.pyi"), Some("python"));
         assert_eq!(language_for_path("src/main.rs"), Some("rust"));
+        assert_eq!(language_for_path("app/Main.kt"), Some("kotlin"));
+        assert_eq!(language_for_path("lib/x.exs"), Some("elixir"));
         assert_eq!(language_for_path("Makefile"), None);
         assert_eq!(language_for_path("dir.d/.gitignore"), None);
         assert_eq!(language_for_path("notes.txt"), None);

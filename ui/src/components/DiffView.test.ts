@@ -23,15 +23,67 @@ const diff: FileDiff = {
 };
 
 describe('DiffView', () => {
-  it('renders unified rows with folded gaps and an Expand control', async () => {
+  it('renders unified rows with folded gaps; unfolding waits for the file text', async () => {
     const onExpand = vi.fn();
     render(DiffView, { diff, mode: 'unified', onToggleMode: () => {}, onExpand });
     expect(screen.getAllByTestId('diff-line')).toHaveLength(5);
     const gaps = screen.getAllByTestId('expand-gap');
     expect(gaps[0]).toHaveTextContent('4 unchanged lines hidden');
     expect(gaps[1]).toHaveTextContent('12 unchanged lines hidden');
-    gaps[1]!.click();
-    expect(onExpand).toHaveBeenCalled();
+    expect(screen.queryByTestId('unfold-all'), 'no unfolding before the text is here').toBeNull();
+    expect(screen.getByTestId('expand-all')).toBeDisabled();
+  });
+
+  it('unfolds N lines from either side of a gap, or the whole gap, from the file text', () => {
+    const onUnfold = vi.fn();
+    const old = Array.from({ length: 60 }, (_, i) => `line ${i + 1}`);
+    const lines = { old, new: old, oldHtml: null, newHtml: null };
+    render(DiffView, { diff, lines, mode: 'unified', onToggleMode: () => {}, onExpand: () => {}, onUnfold });
+    // Gaps: 4 before, 12 between, 40 after the last hunk (the text says the file has 60 lines).
+    const gaps = screen.getAllByTestId('expand-gap');
+    expect(gaps.map((g) => g.textContent)).toEqual(['⋯ 4 unchanged lines hidden', '⋯ 12 unchanged lines hidden', '⋯ 40 unchanged lines hidden']);
+    screen.getAllByTestId('unfold-all')[1]!.click();
+    expect(onUnfold).toHaveBeenLastCalledWith(1, 'all');
+    screen.getByTestId('unfold-down').click();
+    expect(onUnfold).toHaveBeenLastCalledWith(2, 'down');
+    expect(screen.getByTestId('expand-all')).toBeEnabled();
+  });
+
+  it('uses the whole-file highlighting of each side once it is ready', () => {
+    const text = (n: number) => `<span class="hljs-comment">c${n}</span>`;
+    const lines = {
+      old: Array.from({ length: 20 }, (_, i) => `o${i + 1}`),
+      new: Array.from({ length: 20 }, (_, i) => `n${i + 1}`),
+      oldHtml: Array.from({ length: 20 }, (_, i) => text(i + 1)),
+      newHtml: Array.from({ length: 20 }, (_, i) => text(100 + i + 1)),
+    };
+    render(DiffView, { diff, lines, mode: 'unified', onToggleMode: () => {}, onExpand: () => {} });
+    const comments = [...screen.getByTestId('diff-table').querySelectorAll('.hljs-comment')].map((c) => c.textContent);
+    // removed line 6 → old side; added line 6 and context lines → new side.
+    expect(comments).toContain('c6');
+    expect(comments).toContain('c106');
+    expect(comments).toContain('c105');
+  });
+
+  it('lists a binary file with its sizes and hashes and says no diff is shown', () => {
+    const binary: FileDiff = { ...diff, path: 'logo.png', language: null, summary: 'Binary file: 14.2 KiB → 13.9 KiB', hunks: [] };
+    const entry = {
+      path: 'logo.png', oldPath: null, change: 'modified' as const, language: null, binary: true, tooLarge: false, added: 0, removed: 0,
+      oldSize: 14540, newSize: 14233, oldHash: 'ab'.repeat(32), newHash: 'cd'.repeat(32),
+    };
+    render(DiffView, { diff: binary, entry, mode: 'unified', onToggleMode: () => {}, onExpand: () => {} });
+    expect(screen.getByTestId('diff-summary')).toHaveTextContent('No diff is shown');
+    const facts = screen.getByTestId('file-facts');
+    expect(facts).toHaveTextContent('14.2 KiB (14,540 bytes)');
+    expect(facts).toHaveTextContent('cd'.repeat(32));
+  });
+
+  it('a failed load says so and retries', () => {
+    const onRetry = vi.fn();
+    render(DiffView, { diff: null, error: 'disk on fire', mode: 'unified', onToggleMode: () => {}, onExpand: () => {}, onRetry });
+    expect(screen.getByRole('alert')).toHaveTextContent('disk on fire');
+    screen.getByTestId('diff-retry').click();
+    expect(onRetry).toHaveBeenCalledOnce();
   });
 
   it('renders side by side with removed left and added right on one row', () => {
@@ -50,7 +102,7 @@ describe('DiffView', () => {
     expect(marks).toContain('console.log');
     expect(marks).toContain('logger.debug');
     expect(marks).not.toContain('(a)');
-    expect(screen.getByText((_, el) => el?.tagName === 'TD' && el.textContent === '<b>&</b>')).toBeInTheDocument();
+    expect(screen.getByText((_, el) => !!el?.classList.contains('text') && el.textContent === '<b>&</b>')).toBeInTheDocument();
     expect(screen.getByTestId('diff-view').querySelector('b')).toBeNull();
   });
 

@@ -14,6 +14,7 @@ import type {
   Policy,
   FileDiff,
   FileEntry,
+  FileTexts,
   HistoryEntry,
   IpcErrorCode,
   QueueChanged,
@@ -68,6 +69,8 @@ export interface Backend {
   getActionFiles(actionId: string): Promise<FileEntry[]>;
   /** `context`: lines around changes; `null` = backend default (3); huge = whole file. */
   getFileDiff(actionId: string, path: string, context: number | null): Promise<FileDiff>;
+  /** Both sides of one file whole (highlighting, unfolding); `null` sides for binary/too-large files. */
+  getFileTexts(actionId: string, path: string): Promise<FileTexts>;
   getActionRenames(actionId: string): Promise<RenameRow[]>;
   resolveAction(action: ResolveChoice, reason: string, expectedId: string): Promise<ResolveOutcome>;
   listHistory(): Promise<HistoryEntry[]>;
@@ -129,6 +132,3 @@ export interface Backend {
 
 /** What the settings panel saves (the key itself never crosses). */
 export type AgentSettingsInput = Pick<AgentSettings, 'baseUrl' | 'model' | 'apiKeyEnv'>;
-
-/** Context size used by "Expand": large enough to show every line. */
-export const WHOLE_FILE_CONTEXT = 1_000_000;

@@ -19,7 +19,7 @@ function sources(dir: string): string[] {
 
 describe('demo.json', () => {
   it('has the agreed shape: every pending action has its files (with diffs) or its rename rows', () => {
-    expect(Object.keys(DEMO).sort()).toEqual(['diffs', 'files', 'history', 'queue', 'renames', 'scriptSteps', 'session', 'tools']);
+    expect(Object.keys(DEMO).sort()).toEqual(['diffs', 'files', 'history', 'queue', 'renames', 'scriptSteps', 'session', 'texts', 'tools']);
     expect(DEMO.queue.actions.length).toBeGreaterThan(0);
     for (const a of DEMO.queue.actions) {
       if (a.kind === 'rename') {
@@ -27,7 +27,10 @@ describe('demo.json', () => {
       } else {
         const files = DEMO.files[a.id] ?? [];
         expect(files.length, `files of ${a.id}`).toBe(a.counts.files);
-        for (const f of files) expect(DEMO.diffs[a.id]?.[f.path]?.path, `diff of ${a.id} ${f.path}`).toBe(f.path);
+        for (const f of files) {
+          expect(DEMO.diffs[a.id]?.[f.path]?.path, `diff of ${a.id} ${f.path}`).toBe(f.path);
+          expect(DEMO.texts?.[a.id]?.[f.path]?.path, `texts of ${a.id} ${f.path}`).toBe(f.path);
+        }
       }
     }
     expect(DEMO.queue.actions.map((a) => a.isTop)).toEqual(DEMO.queue.actions.map((_, i) => i === 0));

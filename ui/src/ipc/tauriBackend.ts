@@ -7,7 +7,7 @@ import { toBackendError, type Backend, type Unsubscribe } from './backend';
 import type { AgentSettingsInput } from './backend';
 import type {
   AgentSettings, AgentUpdate, CloseRequested, ExportOutcome, HistoryPage, ConversationView, NewConversationOutcome, Notice, Policy,
-  FileDiff, FileEntry, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
+  FileDiff, FileEntry, FileTexts, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
   ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome, SincePreview,
 } from './generated/protocol';
 
@@ -32,6 +32,7 @@ export function createTauriBackend(): Backend {
     getActionFiles: (actionId) => call<FileEntry[]>('get_action_files', { actionId }),
     getFileDiff: (actionId, path, context) =>
       call<FileDiff>('get_file_diff', { actionId, path, context }),
+    getFileTexts: (actionId, path) => call<FileTexts>('get_file_texts', { actionId, path }),
     getActionRenames: (actionId) => call<RenameRow[]>('get_action_renames', { actionId }),
     resolveAction: (action: ResolveChoice, reason, expectedId) =>
       call<ResolveOutcome>('resolve_action', { action, reason, expectedId }),

@@ -1,35 +1,118 @@
-// Turns hunks into rows for the two diff modes, with folded gaps between them.
+// Turns hunks into rows for the two diff modes. Between hunks (and before the first and after
+// the last) unchanged lines are folded into gaps; a gap can be unfolded a few lines at a time
+// from either side, or whole, from the file's text (`oldLines`), never by asking the backend for
+// a bigger diff.
 import type { DiffLine, FileDiff } from '../ipc/backend';
 
-export type Gap = { kind: 'gap'; hidden: number | null; key: string };
+/** How much of a gap is unfolded: lines shown below the hunk above it, and above the hunk below it. */
+export type Unfold = { top: number; bottom: number };
+
+/** A folded run of unchanged lines (`hidden` of them). */
+export type Gap = {
+  kind: 'gap';
+  key: string;
+  /** 0 before the first hunk … `hunks.length` after the last. */
+  index: number;
+  hidden: number;
+  /** Where unfolding can grow from: `up` reveals the lines just above the next hunk. */
+  canUp: boolean;
+  canDown: boolean;
+};
 export type UnifiedRow = { kind: 'line'; line: DiffLine; key: string } | Gap;
 export type SplitRow =
   | { kind: 'pair'; left: DiffLine | null; right: DiffLine | null; key: string }
   | Gap;
 
-/** Number of unchanged lines hidden before hunk `i` (null when unknown). */
-function gapBefore(diff: FileDiff, i: number): number | null {
-  const h = diff.hunks[i]!;
-  if (i === 0) return h.oldStart > 1 ? h.oldStart - 1 : 0;
-  const prev = diff.hunks[i - 1]!;
-  return Math.max(0, h.oldStart - (prev.oldStart + prev.oldLines));
+/** Lines each Expand click unfolds. */
+export const UNFOLD_STEP = 20;
+
+type GapSpan = { index: number; start: number; end: number | null; offset: number };
+
+/** The old-file line range `[start, end)` of every gap and the old → new line offset in it. */
+export function gapSpans(diff: FileDiff, oldTotal: number | null): GapSpan[] {
+  const h = diff.hunks;
+  if (h.length === 0) return [];
+  const spans: GapSpan[] = [];
+  for (let i = 0; i <= h.length; i++) {
+    const prev = h[i - 1];
+    const next = h[i];
+    const start = prev ? prev.oldStart + prev.oldLines : 1;
+    const end = next ? next.oldStart : oldTotal === null ? null : oldTotal + 1;
+    const offset = next ? next.newStart - next.oldStart : prev!.newStart + prev!.newLines - (prev!.oldStart + prev!.oldLines);
+    spans.push({ index: i, start, end, offset });
+  }
+  return spans;
 }
 
-export function unifiedRows(diff: FileDiff): UnifiedRow[] {
+function contextLine(oldNo: number, offset: number, text: string): DiffLine {
+  return { kind: 'context', oldNo, newNo: oldNo + offset, text, emphasis: [] };
+}
+
+/**
+ * The gap's rows: unfolded lines from the top, the fold (if anything is still hidden), unfolded
+ * lines from the bottom. Without `oldLines` nothing can be unfolded.
+ */
+function gapRows(span: GapSpan, unfold: Unfold | undefined, oldLines: string[] | null, hunks: number): Array<DiffLine | Gap> {
+  // The lines after the last hunk are known only with the file's text.
+  if (span.end === null) return [];
+  const size = Math.max(0, span.end - span.start);
+  if (size === 0) return [];
+  const canUnfold = oldLines !== null;
+  const top = canUnfold ? Math.min(unfold?.top ?? 0, size) : 0;
+  const bottom = canUnfold ? Math.min(unfold?.bottom ?? 0, size - top) : 0;
+  const out: Array<DiffLine | Gap> = [];
+  const line = (n: number) => contextLine(n, span.offset, oldLines![n - 1] ?? '');
+  for (let n = span.start; n < span.start + top; n++) out.push(line(n));
+  const hidden = size - top - bottom;
+  if (hidden !== 0) {
+    out.push({
+      kind: 'gap',
+      key: `g${span.index}`,
+      index: span.index,
+      hidden,
+      canDown: canUnfold && span.index > 0,
+      canUp: canUnfold && span.index < hunks,
+    });
+  }
+  for (let n = span.end - bottom; n < span.end; n++) out.push(line(n));
+  return out;
+}
+
+export function unifiedRows(diff: FileDiff, oldLines: string[] | null = null, unfolds: Record<number, Unfold> = {}): UnifiedRow[] {
   const rows: UnifiedRow[] = [];
+  const spans = gapSpans(diff, oldLines ? oldLines.length : null);
+  const pushGap = (i: number) => {
+    const span = spans[i];
+    if (!span) return;
+    for (const r of gapRows(span, unfolds[i], oldLines, diff.hunks.length)) {
+      if ('kind' in r && r.kind === 'gap') rows.push(r);
+      else rows.push({ kind: 'line', line: r as DiffLine, key: `c${(r as DiffLine).oldNo}` });
+    }
+  };
   diff.hunks.forEach((h, i) => {
-    const hidden = gapBefore(diff, i);
-    if (hidden !== 0) rows.push({ kind: 'gap', hidden, key: `g${i}` });
+    pushGap(i);
     h.lines.forEach((line, j) => rows.push({ kind: 'line', line, key: `${i}:${j}` }));
   });
+  pushGap(diff.hunks.length);
   return rows;
 }
 
-export function splitRows(diff: FileDiff): SplitRow[] {
+export function splitRows(diff: FileDiff, oldLines: string[] | null = null, unfolds: Record<number, Unfold> = {}): SplitRow[] {
   const rows: SplitRow[] = [];
+  const spans = gapSpans(diff, oldLines ? oldLines.length : null);
+  const pushGap = (i: number) => {
+    const span = spans[i];
+    if (!span) return;
+    for (const r of gapRows(span, unfolds[i], oldLines, diff.hunks.length)) {
+      if ('kind' in r && r.kind === 'gap') rows.push(r);
+      else {
+        const l = r as DiffLine;
+        rows.push({ kind: 'pair', left: l, right: l, key: `c${l.oldNo}` });
+      }
+    }
+  };
   diff.hunks.forEach((h, i) => {
-    const hidden = gapBefore(diff, i);
-    if (hidden !== 0) rows.push({ kind: 'gap', hidden, key: `g${i}` });
+    pushGap(i);
     let k = 0;
     const lines = h.lines;
     while (k < lines.length) {
@@ -49,5 +132,26 @@ export function splitRows(diff: FileDiff): SplitRow[] {
       }
     }
   });
+  pushGap(diff.hunks.length);
   return rows;
+}
+
+/** Every gap unfolded whole ("Show whole file"). */
+export function unfoldAll(diff: FileDiff, oldTotal: number): Record<number, Unfold> {
+  const all: Record<number, Unfold> = {};
+  for (const span of gapSpans(diff, oldTotal)) {
+    const size = Math.max(0, (span.end ?? span.start) - span.start);
+    all[span.index] = span.index === 0 ? { top: 0, bottom: size } : { top: size, bottom: 0 };
+  }
+  return all;
+}
+
+/** True when nothing is folded any more. */
+export function allUnfolded(diff: FileDiff, oldTotal: number | null, unfolds: Record<number, Unfold>): boolean {
+  if (oldTotal === null) return false;
+  return gapSpans(diff, oldTotal).every((span) => {
+    const size = Math.max(0, (span.end ?? span.start) - span.start);
+    const u = unfolds[span.index];
+    return size === 0 || (u !== undefined && u.top + u.bottom >= size);
+  });
 }

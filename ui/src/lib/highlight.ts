@@ -1,23 +1,7 @@
-// Syntax highlighting (highlight.js core, a handful of languages) merged with
-// the diff's word-level emphasis ranges. Output is HTML whose text is escaped.
-import hljs from 'highlight.js/lib/core';
-import typescript from 'highlight.js/lib/languages/typescript';
-import javascript from 'highlight.js/lib/languages/javascript';
-import rust from 'highlight.js/lib/languages/rust';
-import python from 'highlight.js/lib/languages/python';
-import json from 'highlight.js/lib/languages/json';
-import css from 'highlight.js/lib/languages/css';
-import xml from 'highlight.js/lib/languages/xml';
-import markdown from 'highlight.js/lib/languages/markdown';
-
-hljs.registerLanguage('typescript', typescript);
-hljs.registerLanguage('javascript', javascript);
-hljs.registerLanguage('rust', rust);
-hljs.registerLanguage('python', python);
-hljs.registerLanguage('json', json);
-hljs.registerLanguage('css', css);
-hljs.registerLanguage('xml', xml);
-hljs.registerLanguage('markdown', markdown);
+// Text helpers for the diff view: HTML escaping and the diff's word-level emphasis merged into
+// highlighted HTML. Highlighting itself runs on whole files, off the main thread
+// (`highlighter.ts` → `highlight.worker.ts` → `wholeHighlight.ts`), so highlight.js is not part
+// of the main bundle.
 
 export function escapeHtml(text: string): string {
   return text
@@ -26,18 +10,6 @@ export function escapeHtml(text: string): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&#x27;');
-}
-
-/** Highlights one line (each line alone: good enough for review, and cheap). */
-export function highlightLine(text: string, language: string | null): string {
-  if (language && hljs.getLanguage(language)) {
-    try {
-      return hljs.highlight(text, { language, ignoreIllegals: true }).value;
-    } catch {
-      // fall through to plain text
-    }
-  }
-  return escapeHtml(text);
 }
 
 /**
@@ -77,6 +49,7 @@ export function mergeEmphasis(html: string, ranges: ReadonlyArray<readonly [numb
   return out;
 }
 
-export function renderLine(text: string, language: string | null, emphasis: ReadonlyArray<readonly [number, number]>): string {
-  return mergeEmphasis(highlightLine(text, language), emphasis);
+/** One diff line's HTML: its highlighted HTML (or the escaped text) with the emphasis marked. */
+export function renderLine(text: string, highlighted: string | null, emphasis: ReadonlyArray<readonly [number, number]>): string {
+  return mergeEmphasis(highlighted ?? escapeHtml(text), emphasis);
 }

@@ -1,9 +1,20 @@
 // The centre of the window: the selected action's files (or rename rows) and the diff of
 // the selected file. Reloads when another action is selected or its preview was recomputed.
 import { untrack } from 'svelte';
-import { WHOLE_FILE_CONTEXT, type ActionSummary, type Backend, type FileDiff, type FileEntry, type RenameRow } from '../ipc/backend';
+import type { ActionSummary, Backend, FileDiff, FileEntry, RenameRow } from '../ipc/backend';
 import type { DiffMode } from '../components/DiffView.svelte';
+import { allUnfolded, UNFOLD_STEP, unfoldAll, type Unfold } from '../lib/diffRows';
+import { cancelHighlighting, highlightFile } from '../lib/highlighter';
+import { splitLines } from '../lib/lines';
 import { message, type Review } from './review.svelte';
+
+/** The selected file's whole text, each side cut into lines, and its highlighted lines once ready. */
+export type FileLines = {
+  old: string[] | null;
+  new: string[] | null;
+  oldHtml: string[] | null;
+  newHtml: string[] | null;
+};
 
 export class Preview {
   files: FileEntry[] = $state([]);
@@ -13,8 +24,15 @@ export class Preview {
   diff: FileDiff | null = $state(null);
   diffLoading = $state(false);
   diffError: string | null = $state(null);
-  expanded = $state(false);
+  /** The selected file's text (for unfolding and highlighting); `null` until loaded. */
+  lines: FileLines | null = $state(null);
+  /** How much of each gap between hunks is unfolded, by gap index. */
+  unfolds: Record<number, Unfold> = $state({});
   mode: DiffMode = $state('unified');
+  /** Nothing is folded any more ("Show whole file" done). */
+  get expanded(): boolean {
+    return this.diff !== null && allUnfolded(this.diff, this.lines?.old?.length ?? (this.lines ? 0 : null), this.unfolds);
+  }
 
   private loadToken = 0;
   private diffToken = 0;
@@ -67,7 +85,8 @@ export class Preview {
     const token = ++this.diffToken;
     if (path !== this.selectedPath) {
       this.diff = null;
-      this.expanded = false;
+      this.lines = null;
+      this.unfolds = {};
     }
     this.selectedPath = path;
     this.diffLoading = true;
@@ -76,7 +95,7 @@ export class Preview {
       const d = await this.backend.getFileDiff(action.id, path, context);
       if (token === this.diffToken) {
         this.diff = d;
-        this.expanded = context !== null && context >= WHOLE_FILE_CONTEXT;
+        if (!d.summary && d.hunks.length > 0) void this.loadLines(action.id, path, d.language, token);
       }
     } catch (err) {
       if (token === this.diffToken) this.diffError = message(err);
@@ -85,8 +104,48 @@ export class Preview {
     }
   }
 
+  /**
+   * The file's whole text (both sides), then its highlighting, whole file at a time in the
+   * highlight worker. The diff is on screen meanwhile (plain text); a failure here only costs
+   * the colours and the unfolding, never the diff.
+   */
+  private async loadLines(actionId: string, path: string, language: string | null, token: number) {
+    try {
+      const texts = await this.backend.getFileTexts(actionId, path);
+      if (token !== this.diffToken) return;
+      const lines: FileLines = {
+        old: texts.old === null ? null : splitLines(texts.old),
+        new: texts.new === null ? null : splitLines(texts.new),
+        oldHtml: null,
+        newHtml: null,
+      };
+      this.lines = lines;
+      cancelHighlighting();
+      const [oldHtml, newHtml] = await Promise.all([
+        texts.old === null ? null : highlightFile(texts.old, language),
+        texts.new === null ? null : highlightFile(texts.new, language),
+      ]);
+      if (token !== this.diffToken) return;
+      this.lines = { ...lines, oldHtml, newHtml };
+    } catch {
+      // Unfolding and colours are extras: the diff itself is shown.
+    }
+  }
+
+  /** Unfolds `count` more lines of gap `index`, from the hunk above it (`down`) or below it (`up`). */
+  unfold(index: number, direction: 'up' | 'down' | 'all', count = UNFOLD_STEP) {
+    const u = this.unfolds[index] ?? { top: 0, bottom: 0 };
+    const big = Number.MAX_SAFE_INTEGER;
+    const next =
+      direction === 'all' ? { top: big, bottom: 0 }
+      : direction === 'down' ? { top: u.top + count, bottom: u.bottom }
+      : { top: u.top, bottom: u.bottom + count };
+    this.unfolds = { ...this.unfolds, [index]: next };
+  }
+
+  /** "Show whole file": every gap unfolded (once the file's text is here). */
   expand() {
-    if (this.selectedPath) void this.selectFile(this.selectedPath, WHOLE_FILE_CONTEXT);
+    if (this.diff && this.lines) this.unfolds = unfoldAll(this.diff, this.lines.old?.length ?? 0);
   }
 
   /** j/k: the next or previous of `paths` (the file list as shown, filter applied). */

@@ -10,7 +10,7 @@ import { BackendError, type AgentSettingsInput, type Backend, type Unsubscribe }
 import type {
   AgentEvent, AgentSettings, AgentUpdate, CloseRequested, ConversationView, ExportFormat, ExportOutcome,
   HistoryPage, HistoryQuery, NewConversationOutcome, Notice, Policy, Proposal,
-  ActionSummary, FileDiff, FileEntry, HistoryEntry, QueueChanged,
+  ActionSummary, FileDiff, FileEntry, FileTexts, HistoryEntry, QueueChanged,
   QueueSnapshot, RenameRow, ResolveChoice, ResolveOutcome, ScriptStep, SessionInfo,
   ToolInfo, ToolProgress, ToolRunOutcome, SincePreview,
 } from '../ipc/generated/protocol';
@@ -30,6 +30,8 @@ export type Scenario = {
   renames: Record<string, RenameRow[]>;
   history: HistoryEntry[];
   scriptSteps: ScriptStep[];
+  /** Both sides of each file whole, by action id and path (absent: no text, as for a binary file). */
+  texts?: Record<string, Record<string, FileTexts>>;
   /** What changed since the preview, by action id and stale file (live staleness). */
   sincePreview?: Record<string, Record<string, SincePreview>>;
 };
@@ -41,6 +43,7 @@ type FakeAction = {
   summary: Omit<ActionSummary, 'isTop'>;
   files: FileEntry[];
   diffs: Record<string, FileDiff>;
+  texts?: Record<string, FileTexts>;
   renames: RenameRow[];
   /** The next apply fails with this error (once). */
   failNextApply?: string;
@@ -65,6 +68,7 @@ function actionsOf(s: Scenario): FakeAction[] {
     summary,
     files: s.files[summary.id] ?? [],
     diffs: s.diffs[summary.id] ?? {},
+    texts: s.texts?.[summary.id] ?? {},
     renames: s.renames[summary.id] ?? [],
   }));
 }
@@ -174,6 +178,14 @@ export class FakeBackend implements Backend {
     const diff = this.find(actionId).diffs[path];
     if (!diff) throw new BackendError('unknownFile', `${path} is not part of action ${actionId}`);
     return structuredClone(diff);
+  }
+
+  /** The scenario's texts for the file; both sides `null` when the scenario has none. */
+  async getFileTexts(actionId: string, path: string): Promise<FileTexts> {
+    await this.delay(Math.min(this.latencyMs, 120));
+    const action = this.find(actionId);
+    if (!action.diffs[path]) throw new BackendError('unknownFile', `${path} is not part of action ${actionId}`);
+    return structuredClone(action.texts?.[path] ?? { path, old: null, new: null });
   }
 
   async getActionRenames(actionId: string): Promise<RenameRow[]> {
