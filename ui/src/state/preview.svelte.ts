@@ -8,6 +8,8 @@ import { message, type Review } from './review.svelte';
 export class Preview {
   files: FileEntry[] = $state([]);
   filesLoading = $state(false);
+  /** The file list (or rename table) could not be read. */
+  filesError: string | null = $state(null);
   renames: RenameRow[] = $state([]);
   selectedPath: string | null = $state(null);
   diff: FileDiff | null = $state(null);
@@ -36,12 +38,24 @@ export class Preview {
     this.mode = this.mode === 'unified' ? 'split' : 'unified';
   }
 
+  /** Reads the selected action's files (or rename rows) again, after a failed load. */
+  retryFiles() {
+    const action = this.review.selected;
+    if (action) void this.load(action);
+  }
+
+  /** Reads the selected file's diff again, after a failed load. */
+  retryDiff() {
+    if (this.selectedPath) void this.selectFile(this.selectedPath, this.expanded ? WHOLE_FILE_CONTEXT : null);
+  }
+
   private async load(action: ActionSummary) {
     const token = ++this.loadToken;
     this.files = [];
     this.renames = [];
     this.diff = null;
     this.diffError = null;
+    this.filesError = null;
     this.selectedPath = null;
     this.filesLoading = true;
     try {
@@ -55,7 +69,7 @@ export class Preview {
         if (list[0]) void this.selectFile(list[0].path);
       }
     } catch (err) {
-      if (token === this.loadToken) this.diffError = message(err);
+      if (token === this.loadToken) this.filesError = message(err);
     } finally {
       if (token === this.loadToken) this.filesLoading = false;
     }
