@@ -54,8 +54,10 @@ describe('the tool runner', () => {
     expect(within(dialog).getByRole('progressbar')).toHaveAttribute('value', '4');
     expect(backend.runHeld).toBe(true);
 
+    expect(within(dialog).getByTestId('cancel-run'), 'the focus waits on Cancel while Run is disabled').toHaveFocus();
     await user.click(within(dialog).getByTestId('cancel-run'));
     expect(cancel).toHaveBeenCalledTimes(1);
+    await waitFor(() => expect(within(dialog).getByTestId('tool-run'), 'then goes back to Run').toHaveFocus());
     await waitFor(() => expect(within(dialog).getByTestId('tool-cancelled')).toHaveTextContent('Cancelled: nothing was pushed.'));
     expect(within(dialog).queryByTestId('tool-progress')).toBeNull();
     expect(within(dialog).queryByTestId('tool-error')).toBeNull();
@@ -99,6 +101,19 @@ describe('the tool runner', () => {
 });
 
 describe('a failed load says so and retries', () => {
+  it('the queue', async () => {
+    const backend = new FakeBackend({ latencyMs: 0, scenario: reviewScenario() });
+    vi.spyOn(backend, 'listActions').mockRejectedValueOnce(new BackendError('internal', 'the shell is restarting'));
+    const user = userEvent.setup();
+    render(App, { backend });
+    const box = await screen.findByTestId('queue-error');
+    expect(box).toHaveTextContent('Could not load the queue. the shell is restarting');
+    expect(screen.queryByTestId('queue-empty'), 'not "Nothing to review"').toBeNull();
+    await user.click(within(box).getByTestId('queue-error-retry'));
+    await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(4));
+    expect(screen.queryByTestId('queue-error')).toBeNull();
+  });
+
   it('the file list', async () => {
     const { backend, user } = await setup();
     vi.spyOn(backend, 'getActionFiles').mockRejectedValueOnce(new BackendError('io', 'disk on fire'));

@@ -18,6 +18,8 @@ export class Review {
   recent: string[] = $state([]);
   actions: ActionSummary[] = $state([]);
   queueLoading = $state(true);
+  /** The last queue read failed (the queue column offers Retry). */
+  queueError: string | null = $state(null);
   history: HistoryEntry[] = $state([]);
   selectedId: string | null = $state(null);
   banner: Banner | null = $state(null);
@@ -87,6 +89,7 @@ export class Review {
       const snapshot = await this.backend.listActions();
       // Reads can finish out of order: keep the newest of this session's.
       if (epoch !== this.epoch || (this.queueRevision !== null && snapshot.revision < this.queueRevision)) return this.queueRevision;
+      this.queueError = null;
       const firstRead = this.queueRevision === null;
       this.queueRevision = snapshot.revision;
       const before = this.actions;
@@ -110,7 +113,7 @@ export class Review {
       for (const id of Object.keys(this.reasons)) if (!ids.has(id)) delete this.reasons[id];
       return snapshot.revision;
     } catch (err) {
-      this.banner = { text: `Could not load the queue: ${message(err)}`, isError: true };
+      if (epoch === this.epoch) this.queueError = message(err);
       return null;
     } finally {
       this.queueLoading = false;
