@@ -38,7 +38,7 @@ describe('a push while the person is reading', () => {
     expect(selectedId(), 'the selection did not move').toBe(shown);
     expect(screen.getAllByTestId('queue-card')[1]!.dataset.actionId).toBe(shown);
     const notice = screen.getByTestId('new-top-notice');
-    expect(notice).toHaveTextContent('A new action is on top: 3 replacements in 2 files');
+    expect(notice).toHaveTextContent('A new action is on top: AST Edit 3 replacements in 2 files');
     expect(screen.getByTestId('reason-input'), 'the reason stays with the action it was typed for').toHaveValue('checked both files');
     expect(screen.getByTestId('apply-button')).toBeDisabled();
     expect(screen.getByTestId('discard-button')).toBeDisabled();
