@@ -46,6 +46,7 @@ describe('a push while the person is reading', () => {
     await user.click(within(notice).getByTestId('go-to-new-top'));
     expect(selectedId()).toBe(pushed);
     expect(screen.queryByTestId('new-top-notice')).toBeNull();
+    await waitFor(() => expect(screen.getByTestId('reason-input'), 'the focus moves on to the top\'s reason').toHaveFocus());
     expect(screen.getByTestId('reason-input'), 'the new action has no reason yet').toHaveValue('');
   });
 
