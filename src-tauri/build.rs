@@ -30,6 +30,8 @@ fn main() {
         "get_since_preview",
         "undo_decision",
         "redo_decision",
+        "get_file_texts",
+        "cancel_tool_run",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

@@ -102,7 +102,8 @@ pub async fn list_tools(state: State<'_, AppState>) -> Result<Vec<wire::ToolInfo
 #[tauri::command]
 pub async fn run_tool(state: State<'_, AppState>, name: String, params: Value) -> Result<wire::ToolRunOutcome> {
     let (session, _) = state.session().await;
-    let mut ctx = ToolContext::new(session.new_call_id());
+    let run = state.runs().start();
+    let mut ctx = ToolContext::new(session.new_call_id()).with_cancel(run.cancel.clone());
     if let Some(emit) = state.emitter() {
         ctx = ctx.with_progress(events::progress_sink(emit));
     }
@@ -114,7 +115,8 @@ pub async fn run_tool(state: State<'_, AppState>, name: String, params: Value) -
 #[tauri::command]
 pub async fn rerun_action(state: State<'_, AppState>, action_id: String) -> Result<wire::ToolRunOutcome> {
     let (session, _) = state.session().await;
-    let mut ctx = ToolContext::new(session.new_call_id());
+    let run = state.runs().start();
+    let mut ctx = ToolContext::new(session.new_call_id()).with_cancel(run.cancel.clone());
     if let Some(emit) = state.emitter() {
         ctx = ctx.with_progress(events::progress_sink(emit));
     }
@@ -126,19 +128,79 @@ pub async fn rerun_action(state: State<'_, AppState>, action_id: String) -> Resu
 #[tauri::command]
 pub async fn run_script(state: State<'_, AppState>, text: String) -> Result<Vec<wire::ScriptStep>> {
     let (session, _) = state.session().await;
+    let run = state.runs().start();
+    let emit = state.emitter();
+    // Progress: one `tool-progress` per step (call id `script`), and each step's own tool
+    // progress under its call id.
+    let total =
+        text.lines().enumerate().filter(|(i, l)| matches!(resolve_agent::parse_line(i + 1, l), Ok(Some(_)))).count();
+    let script_progress = |done: usize, message: Option<String>| {
+        if let Some(emit) = &emit {
+            let payload =
+                wire::ToolProgress { call_id: "script".into(), done: done as u64, total: Some(total as u64), message };
+            emit(wire::ipc::events::TOOL_PROGRESS, serde_json::to_value(payload).unwrap_or_default());
+        }
+    };
     let mut steps = Vec::new();
-    resolve_agent::run_script(&session, Actor::Script, text.as_bytes(), |r| {
-        steps.push(wire::ScriptStep {
-            step: r.step as u32,
-            line: r.line as u32,
-            tool: r.tool.clone(),
-            is_error: r.is_error,
-            text: r.text.clone(),
-        })
-    })
-    .await
-    .map_err(|e| IpcError::new(IpcErrorCode::InvalidParams, format!("{e}; the steps before it ran.")))?;
-    Ok(steps)
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let outcome = resolve_agent::run_script_in(
+        &session,
+        Actor::Script,
+        text.as_bytes(),
+        &run.cancel,
+        |line| {
+            script_progress(done.load(std::sync::atomic::Ordering::Relaxed), Some(format!("line {line}")));
+            let ctx = ToolContext::new(session.new_call_id());
+            match &emit {
+                Some(emit) => ctx.with_progress(events::progress_sink(emit.clone())),
+                None => ctx,
+            }
+        },
+        |r| {
+            done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            steps.push(wire::ScriptStep {
+                step: r.step as u32,
+                line: r.line as u32,
+                tool: r.tool.clone(),
+                is_error: r.is_error,
+                text: r.text.clone(),
+            })
+        },
+    )
+    .await;
+    script_progress(steps.len(), None);
+    match outcome {
+        Ok(_) => Ok(steps),
+        Err(resolve_agent::ScriptError::Cancelled { line }) => Err(IpcError::new(
+            IpcErrorCode::Cancelled,
+            format!("Cancelled before line {line}: the {} step(s) before it ran.", steps.len()),
+        )),
+        Err(e) => Err(IpcError::new(IpcErrorCode::InvalidParams, format!("{e}; the steps before it ran."))),
+    }
+}
+
+/// Cancels the window's tool run, re-run or script in flight (see `runs`).
+#[tauri::command]
+pub async fn cancel_tool_run(state: State<'_, AppState>) -> Result<()> {
+    state.runs().cancel_all();
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn get_file_texts(state: State<'_, AppState>, action_id: String, path: String) -> Result<wire::FileTexts> {
+    let (session, _) = state.session().await;
+    let action = session.store().get(&action_id).ok_or_else(|| unknown_action(&action_id))?;
+    let cs = action.change_set.clone().ok_or_else(|| {
+        IpcError::new(IpcErrorCode::UnknownFile, format!("Action {action_id} has no file changes to show."))
+    })?;
+    let asked = path.clone();
+    let (old, new) = tauri::async_runtime::spawn_blocking(move || cs.file_texts(&asked).ok_or(asked))
+        .await
+        .map_err(|e| IpcError::new(IpcErrorCode::Internal, format!("text task failed: {e}")))?
+        .map_err(|path| {
+            IpcError::new(IpcErrorCode::UnknownFile, format!("{path} is not part of action {action_id}."))
+        })?;
+    Ok(wire::FileTexts { path, old, new })
 }
 
 #[tauri::command]

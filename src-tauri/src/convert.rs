@@ -88,6 +88,10 @@ pub fn file_entry(f: &engine::FileSummary) -> wire::FileEntry {
         too_large: f.too_large,
         added: f.added,
         removed: f.removed,
+        old_size: f.old_size,
+        new_size: f.new_size,
+        old_hash: f.old_hash.clone(),
+        new_hash: f.new_hash.clone(),
     }
 }
 

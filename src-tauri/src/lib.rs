@@ -29,6 +29,7 @@ pub mod history;
 pub mod leave;
 pub mod mcp_socket;
 pub mod notices;
+pub mod runs;
 pub mod state;
 pub mod undo;
 
@@ -68,6 +69,8 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             commands::get_since_preview,
             commands::undo_decision,
             commands::redo_decision,
+            commands::get_file_texts,
+            commands::cancel_tool_run,
         ])
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {

@@ -46,6 +46,8 @@ pub struct AppState {
     config_dir: PathBuf,
     /// Holds a window close while actions are pending (see `leave`).
     close_guard: crate::leave::CloseGuard,
+    /// The window's tool runs in flight (Cancel stops them).
+    runs: crate::runs::UiRuns,
 }
 
 impl AppState {
@@ -89,12 +91,17 @@ impl AppState {
             notices,
             config_dir,
             close_guard: crate::leave::CloseGuard::default(),
+            runs: crate::runs::UiRuns::default(),
         })
     }
 
     /// Whether the window may close now (see `leave`).
     pub fn close_guard(&self) -> &crate::leave::CloseGuard {
         &self.close_guard
+    }
+
+    pub fn runs(&self) -> &crate::runs::UiRuns {
+        &self.runs
     }
 
     /// The open session and whether it is the demo.

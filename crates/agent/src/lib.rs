@@ -72,5 +72,7 @@ pub use event::{AgentEvent, ToolCallInfo, TurnOutcome};
 pub use llm::{LlmClient, LlmError, ProviderConfig};
 pub use replay::{Replay, ReplayError};
 pub use script::pending as pending_stack;
-pub use script::{parse_line, run_script, run_step, PendingSummary, ScriptError, ScriptLine, StepReport};
+pub use script::{
+    parse_line, run_script, run_script_in, run_step, run_step_in, PendingSummary, ScriptError, ScriptLine, StepReport,
+};
 pub use turn::{AgentError, AgentLoop, Conversation, ModelSource, DEFAULT_MAX_STEPS, DEFAULT_SYSTEM_PROMPT};

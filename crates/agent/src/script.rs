@@ -9,7 +9,7 @@
 use std::io::BufRead;
 
 use resolve_engine::params::{did_you_mean, quote, shown};
-use resolve_engine::{Actor, Session};
+use resolve_engine::{Actor, CancellationToken, Session, ToolContext};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -33,6 +33,8 @@ pub enum ScriptError {
     Malformed { line: usize, message: String },
     #[error("could not read the script: {0}")]
     Read(#[from] std::io::Error),
+    #[error("cancelled before line {line}")]
+    Cancelled { line: usize },
 }
 
 /// One entry of the pending stack as scripts see it.
@@ -120,7 +122,19 @@ fn kind_of(v: &Value) -> &'static str {
 
 /// Runs one call (from line `line_no` of its script) and reports it with the stack after it.
 pub async fn run_step(session: &Session, actor: Actor, step: usize, line_no: usize, line: &ScriptLine) -> StepReport {
-    let result = session.call(actor, &line.tool, line.params.clone()).await;
+    run_step_in(session, actor, ToolContext::new(session.new_call_id()), step, line_no, line).await
+}
+
+/// [`run_step`] with a given tool context (its cancellation and progress).
+pub async fn run_step_in(
+    session: &Session,
+    actor: Actor,
+    ctx: ToolContext,
+    step: usize,
+    line_no: usize,
+    line: &ScriptLine,
+) -> StepReport {
+    let result = session.call_with(actor, ctx, &line.tool, line.params.clone()).await;
     StepReport {
         step,
         line: line_no,
@@ -153,14 +167,40 @@ pub async fn run_script<R: BufRead>(
     session: &Session,
     actor: Actor,
     script: R,
+    on_step: impl FnMut(&StepReport),
+) -> Result<usize, ScriptError> {
+    run_script_in(
+        session,
+        actor,
+        script,
+        &CancellationToken::new(),
+        |_| ToolContext::new(session.new_call_id()),
+        on_step,
+    )
+    .await
+}
+
+/// [`run_script`] that stops once `cancel` is cancelled: the step running then is cancelled
+/// through its context (each step's context comes from `context_for`, given the line
+/// number, and carries `cancel`), and the next line is not started (`ScriptError::Cancelled`).
+pub async fn run_script_in<R: BufRead>(
+    session: &Session,
+    actor: Actor,
+    script: R,
+    cancel: &CancellationToken,
+    mut context_for: impl FnMut(usize) -> ToolContext,
     mut on_step: impl FnMut(&StepReport),
 ) -> Result<usize, ScriptError> {
     let mut step = 0;
     for (i, line) in script.lines().enumerate() {
         let line = line?;
         let Some(parsed) = parse_line(i + 1, &line)? else { continue };
+        if cancel.is_cancelled() {
+            return Err(ScriptError::Cancelled { line: i + 1 });
+        }
         step += 1;
-        let report = run_step(session, actor, step, i + 1, &parsed).await;
+        let ctx = context_for(i + 1).with_cancel(cancel.clone());
+        let report = run_step_in(session, actor, ctx, step, i + 1, &parsed).await;
         on_step(&report);
     }
     Ok(step)
@@ -252,6 +292,39 @@ mod tests {
             line.starts_with(r#"{"step":1,"tool":"resolve","is_error":false,"text":"Applied: two.","details":{"#),
             "{line}"
         );
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_script_stops_before_its_next_line_and_says_where() {
+        let dir = tempfile::tempdir().unwrap();
+        let s =
+            Session::with_store(dir.path(), ResolvePolicy::Agent, PendingActionStore::with_id_prefix("pa-")).unwrap();
+        for label in ["one", "two"] {
+            s.api()
+                .push_pending_action(CustomToolPendingAction::new(label, |_| async { Ok(ToolResult::empty()) }))
+                .unwrap();
+        }
+        let apply = r#"{"tool":"resolve","params":{"action":"apply","reason":"ok"}}"#;
+        let script = format!("{apply}\n# next\n{apply}\n");
+        let cancel = CancellationToken::new();
+        let mut lines = Vec::new();
+        let err = run_script_in(
+            &s,
+            Actor::Script,
+            script.as_bytes(),
+            &cancel,
+            |line| {
+                lines.push(line);
+                ToolContext::new(s.new_call_id())
+            },
+            |_| cancel.cancel(), // the person presses Cancel while the first step runs
+        )
+        .await
+        .unwrap_err();
+        assert!(matches!(err, ScriptError::Cancelled { line: 3 }), "{err}");
+        assert_eq!(err.to_string(), "cancelled before line 3");
+        assert_eq!(lines, vec![1], "each step's context is asked for with its line");
+        assert_eq!(s.store().list().len(), 1, "the second apply never ran: `one` is still pending");
     }
 
     /// Property tests of the script reader (proptest): arbitrary text and JSON lines never

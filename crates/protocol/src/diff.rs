@@ -20,6 +20,15 @@ pub struct FileEntry {
     pub too_large: bool,
     pub added: u32,
     pub removed: u32,
+    /// Bytes before and after; `null` for the side that does not exist (and for renames).
+    #[ts(type = "number | null")]
+    pub old_size: Option<u64>,
+    #[ts(type = "number | null")]
+    pub new_size: Option<u64>,
+    /// BLAKE3 content hashes (hex) of each side, set only for binary and too-large files
+    /// (no diff is shown for them).
+    pub old_hash: Option<String>,
+    pub new_hash: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -77,6 +86,17 @@ pub enum DiffLineKind {
     Context,
     Added,
     Removed,
+}
+
+/// Returned by `get_file_texts`: the whole previewed text of both sides of one file, for
+/// highlighting the file as a whole and unfolding unchanged lines. `null` for a side that does
+/// not exist, and for both sides of binary or too-large files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FileTexts {
+    pub path: String,
+    pub old: Option<String>,
+    pub new: Option<String>,
 }
 
 /// One row of `get_action_renames`.

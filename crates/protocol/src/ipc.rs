@@ -77,6 +77,11 @@ pub mod commands {
     pub const UNDO_DECISION: &str = "undo_decision";
     /// `{ decisionId, reason } -> ResolveOutcome`: writes an undone action's bytes again.
     pub const REDO_DECISION: &str = "redo_decision";
+    /// `{ actionId, path } -> FileTexts`: both sides of one file whole (highlighting, unfolding)
+    pub const GET_FILE_TEXTS: &str = "get_file_texts";
+    /// `() -> void`: cancels the window's tool run, re-run or script in flight (it then fails
+    /// with `cancelled` and pushes nothing)
+    pub const CANCEL_TOOL_RUN: &str = "cancel_tool_run";
 }
 
 /// Names of the events the shell emits (kebab-case).

@@ -50,7 +50,7 @@ pub use agent::{
     Actor, AgentErrorCode, AgentEvent, AgentSettings, AgentToolCall, AgentUpdate, ConversationView,
     NewConversationOutcome, ResolvedInfo, TurnOutcome,
 };
-pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, Hunk, RenameRow, RenameStatus};
+pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, FileTexts, Hunk, RenameRow, RenameStatus};
 pub use ipc::{CloseRequested, IpcError, IpcErrorCode, QueueChanged};
 pub use notice::{Notice, NoticeLevel};
 pub use queue::{ActionCounts, ActionKind, ActionStatus, ActionSummary, Proposal, QueueSnapshot, ToolCallInfo};

@@ -47,6 +47,7 @@ pub fn bindings() -> String {
     declaration::<FileEntry>(&mut out);
     declaration::<FileChange>(&mut out);
     declaration::<FileDiff>(&mut out);
+    declaration::<FileTexts>(&mut out);
     declaration::<Hunk>(&mut out);
     declaration::<DiffLine>(&mut out);
     declaration::<DiffLineKind>(&mut out);

@@ -38,6 +38,7 @@ const FIXTURES: &[&str] = &[
     "file_entries.json",
     "file_diff.json",
     "file_diff_binary.json",
+    "file_texts.json",
     "rename_rows.json",
     "resolve_outcome.json",
     "resolve_outcome_stale.json",
@@ -110,6 +111,10 @@ fn diff_fixtures_round_trip() {
     assert_eq!(&removed.text[2..13], "console.log", "emphasis range points at the changed word");
     let binary: FileDiff = round_trip("file_diff_binary.json");
     assert!(binary.summary.is_some() && binary.hunks.is_empty(), "binary files carry a summary, not hunks");
+    let png = files.iter().find(|f| f.binary).expect("a binary entry");
+    assert!(png.old_hash.is_some() && png.new_size.is_some(), "binary files are listed with sizes and hashes");
+    let texts: FileTexts = round_trip("file_texts.json");
+    assert!(texts.old.as_deref().is_some_and(|t| t.contains("Multi-line")), "texts carry whole files");
     let renames: Vec<RenameRow> = round_trip("rename_rows.json");
     assert!(renames.iter().any(|r| r.status == RenameStatus::DirectorySkipped));
 }

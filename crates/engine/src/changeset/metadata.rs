@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::Change;
+use super::{Change, ContentHash};
 use crate::diff;
 
 /// What a change does to its file, as lists show it.
@@ -47,10 +47,23 @@ pub struct FileSummary {
     pub too_large: bool,
     pub added: u32,
     pub removed: u32,
+    /// Bytes before and after (`None` for the side that does not exist, and for renames).
+    pub old_size: Option<u64>,
+    pub new_size: Option<u64>,
+    /// Content hashes (BLAKE3, hex) of each side, only for files no diff is shown for
+    /// (binary or too large), so a person can still tell what will be written.
+    pub old_hash: Option<String>,
+    pub new_hash: Option<String>,
 }
 
 /// The summary of one change (line counts computed here, once per change set).
 pub(super) fn summarise(change: &Change) -> FileSummary {
+    let (old_size, new_size) = match change {
+        Change::Edit { before, after, .. } => (Some(before.len() as u64), Some(after.len() as u64)),
+        Change::Create { contents, .. } => (None, Some(contents.len() as u64)),
+        Change::Delete { before, .. } => (Some(before.len() as u64), None),
+        Change::Rename { .. } => (None, None),
+    };
     let (path, old_path, kind, old, new): (&str, Option<&str>, ChangeKind, &[u8], &[u8]) = match change {
         Change::Edit { path, before, after, .. } => (path, None, ChangeKind::Modified, before, after),
         Change::Create { path, contents } => (path, None, ChangeKind::Added, b"", contents),
@@ -64,6 +77,9 @@ pub(super) fn summarise(change: &Change) -> FileSummary {
     } else {
         diff::line_counts(&String::from_utf8_lossy(old), &String::from_utf8_lossy(new))
     };
+    let no_diff = binary || too_large;
+    let hash =
+        |size: Option<u64>, bytes: &[u8]| (no_diff && size.is_some()).then(|| ContentHash::of(bytes).to_string());
     FileSummary {
         path: path.to_string(),
         old_path: old_path.map(str::to_string),
@@ -72,5 +88,9 @@ pub(super) fn summarise(change: &Change) -> FileSummary {
         too_large,
         added,
         removed,
+        old_hash: hash(old_size, old),
+        new_hash: hash(new_size, new),
+        old_size,
+        new_size,
     }
 }

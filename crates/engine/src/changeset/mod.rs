@@ -314,6 +314,25 @@ impl ChangeSet {
     }
 
     /// The structured diff of one file (by the path shown in [`files`](Self::files)).
+    /// Both sides of `path` whole, as text (`None` for a side that does not exist, and for
+    /// both sides of a binary or too-large file: no diff is shown for those). `None` when
+    /// `path` is not part of the change set.
+    pub fn file_texts(&self, path: &str) -> Option<(Option<String>, Option<String>)> {
+        let change = self.changes.iter().find(|c| c.path() == path)?;
+        let (old, new): (Option<&[u8]>, Option<&[u8]>) = match change {
+            Change::Edit { before, after, .. } => (Some(before), Some(after)),
+            Change::Create { contents, .. } => (None, Some(contents)),
+            Change::Delete { before, .. } => (Some(before), None),
+            Change::Rename { .. } => (None, None),
+        };
+        let shown = |b: &[u8]| !crate::diff::is_binary(b) && b.len() <= crate::diff::MAX_DIFF_BYTES;
+        if !old.is_none_or(shown) || !new.is_none_or(shown) {
+            return Some((None, None));
+        }
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        Some((old.map(text), new.map(text)))
+    }
+
     pub fn diff_file(&self, path: &str, context: usize) -> Option<FileDiff> {
         let change = self.changes.iter().find(|c| c.path() == path)?;
         Some(match change {
@@ -427,6 +446,31 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn file_texts_give_both_sides_whole_and_nothing_for_binary_files() {
+        let mut cs = ChangeSet::new();
+        cs.edit("a.ts", b"/* one\n two */\nx\n".to_vec(), b"/* one\n two */\ny\n".to_vec())
+            .create("new.ts", b"fresh\n".to_vec())
+            .delete("gone.ts", b"bye\n".to_vec())
+            .edit("logo.png", b"\x89PNG\0\x01".to_vec(), b"\x89PNG\0\x02".to_vec());
+        assert_eq!(
+            cs.file_texts("a.ts"),
+            Some((Some("/* one\n two */\nx\n".to_string()), Some("/* one\n two */\ny\n".to_string())))
+        );
+        assert_eq!(cs.file_texts("new.ts"), Some((None, Some("fresh\n".to_string()))));
+        assert_eq!(cs.file_texts("gone.ts"), Some((Some("bye\n".to_string()), None)));
+        assert_eq!(cs.file_texts("logo.png"), Some((None, None)), "no text for a binary file");
+        assert_eq!(cs.file_texts("elsewhere.ts"), None);
+        let png = cs.files().iter().find(|f| f.path == "logo.png").unwrap();
+        assert_eq!((png.old_size, png.new_size), (Some(6), Some(6)));
+        assert_eq!(png.old_hash.as_deref(), Some(ContentHash::of(b"\x89PNG\0\x01").to_string().as_str()));
+        assert_ne!(png.old_hash, png.new_hash, "each side is hashed");
+        let text = cs.files().iter().find(|f| f.path == "a.ts").unwrap();
+        assert_eq!(text.old_hash, None, "text files are not hashed for the list (their diff is shown)");
+        let created = cs.files().iter().find(|f| f.path == "new.ts").unwrap();
+        assert_eq!((created.old_size, created.new_size), (None, Some(6)));
     }
 
     #[test]

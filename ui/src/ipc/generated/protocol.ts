@@ -173,7 +173,16 @@ oldPath: string | null, change: FileChange,
  * The highlighter's language id for the path (e.g. `typescript`), from the engine's
  * table; `null` when the extension is not known.
  */
-language: string | null, binary: boolean, tooLarge: boolean, added: number, removed: number, };
+language: string | null, binary: boolean, tooLarge: boolean, added: number, removed: number, 
+/**
+ * Bytes before and after; `null` for the side that does not exist (and for renames).
+ */
+oldSize: number | null, newSize: number | null, 
+/**
+ * BLAKE3 content hashes (hex) of each side, set only for binary and too-large files
+ * (no diff is shown for them).
+ */
+oldHash: string | null, newHash: string | null, };
 
 export type FileChange = "modified" | "added" | "deleted" | "renamed";
 
@@ -189,6 +198,13 @@ language: string | null,
  * Set instead of hunks for binary or too-large files.
  */
 summary: string | null, hunks: Array<Hunk>, added: number, removed: number, };
+
+/**
+ * Returned by `get_file_texts`: the whole previewed text of both sides of one file, for
+ * highlighting the file as a whole and unfolding unchanged lines. `null` for a side that does
+ * not exist, and for both sides of binary or too-large files.
+ */
+export type FileTexts = { path: string, old: string | null, new: string | null, };
 
 export type Hunk = { oldStart: number, oldLines: number, newStart: number, newLines: number, lines: Array<DiffLine>, };
 
