@@ -55,7 +55,7 @@ function bulk(id: string, fileCount: number, perFile: number, createdAtMs: numbe
     for (let k = 0; k < perFile; k++) rows.push(`  console.log('${area} ${n} field${k}', input['field${k}']);`);
     rows.push('  return 0;', '}');
     diffs[path] = swapDiff(path, rows);
-    files.push({ path, oldPath: null, change: 'modified', language: 'typescript', binary: false, tooLarge: false, added: perFile, removed: perFile });
+    files.push({ path, oldPath: null, change: 'modified', language: 'typescript', binary: false, tooLarge: false, added: perFile, removed: perFile, oldSize: null, newSize: null, oldHash: null, newHash: null });
   }
   const action: ActionSummary = {
     id, label: `AST Edit: ${fileCount * perFile} replacements in ${fileCount} files`, sourceToolName: 'ast_edit', pushedBy: null,
