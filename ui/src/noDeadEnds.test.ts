@@ -7,7 +7,7 @@ import userEvent from '@testing-library/user-event';
 import App from './App.svelte';
 import { FakeBackend } from './test/fakeBackend';
 import { reviewScenario } from './test/scenarios';
-import { BackendError } from './ipc/backend';
+import { BackendError, type ScriptStep, type ToolProgress, type ToolRunOutcome } from './ipc/backend';
 
 async function setup() {
   const backend = new FakeBackend({ latencyMs: 0, scenario: reviewScenario() });
@@ -70,6 +70,43 @@ describe('the tool runner', () => {
     expect(cardIds()).toHaveLength(5);
   });
 
+  it('a cancelled run that ends as an error outcome (the tool\'s own "Cancelled: …") also says nothing was pushed', async () => {
+    const { backend, user } = await setup();
+    let answer!: (o: ToolRunOutcome) => void;
+    vi.spyOn(backend, 'runTool').mockImplementation(() => new Promise((r) => (answer = r)));
+    vi.spyOn(backend, 'cancelToolRun').mockImplementation(async () => {
+      answer({ callId: 'call-9', isError: true, text: 'Cancelled: tool call call-9 was cancelled; nothing was changed', details: null });
+    });
+    const dialog = await openToolDialog(user);
+    await user.click(within(dialog).getByTestId('tool-run'));
+    await user.click(within(dialog).getByTestId('cancel-run'));
+    await waitFor(() => expect(within(dialog).getByTestId('tool-cancelled')).toHaveTextContent('Cancelled: nothing was pushed.'));
+    expect(within(dialog).getByTestId('tool-result')).toHaveTextContent('tool call call-9 was cancelled');
+    expect(cardIds()).toHaveLength(4);
+  });
+
+  it('the progress of a script is its own (lines done), not its steps\' tool progress', async () => {
+    const backend = new FakeBackend({ latencyMs: 0, scenario: reviewScenario() });
+    let emit: (e: ToolProgress) => void = () => {};
+    vi.spyOn(backend, 'onToolProgress').mockImplementation(async (h) => { emit = h; return () => {}; });
+    let finish!: (s: ScriptStep[]) => void;
+    vi.spyOn(backend, 'runScript').mockImplementation(() => new Promise((r) => (finish = r)));
+    const user = userEvent.setup();
+    render(App, { backend });
+    await waitFor(() => expect(screen.getAllByTestId('queue-card').length).toBe(4));
+    await user.click(screen.getByTestId('run-script-button'));
+    const dialog = await screen.findByTestId('run-script-dialog');
+    await user.click(within(dialog).getByTestId('script-run'));
+    emit({ callId: 'script', done: 1, total: 3, message: 'line 4' });
+    await waitFor(() => expect(within(dialog).getByTestId('script-progress')).toHaveTextContent('line 4 — 1/3'));
+    emit({ callId: 'call-12', done: 40, total: 90, message: 'Scanning files' });
+    emit({ callId: 'script', done: 2, total: 3, message: 'line 6' });
+    await waitFor(() => expect(within(dialog).getByTestId('script-progress')).toHaveTextContent('line 6 — 2/3'));
+    expect(within(dialog).getByTestId('script-progress')).not.toHaveTextContent('Scanning files');
+    finish([]);
+    await waitFor(() => expect(within(dialog).queryByTestId('script-progress')).toBeNull());
+  });
+
   it('re-running a stale preview shows its progress and can be cancelled', async () => {
     const { backend, user } = await setup();
     await backend.resolveAction('discard', 'not needed', cardIds()[0]!);
@@ -92,9 +129,9 @@ describe('the tool runner', () => {
     await user.click(screen.getByTestId('run-script-button'));
     const dialog = await screen.findByTestId('run-script-dialog');
     await user.click(within(dialog).getByTestId('script-run'));
-    await waitFor(() => expect(within(dialog).getByTestId('script-progress')).toHaveTextContent('Running the script'));
+    await waitFor(() => expect(within(dialog).getByTestId('script-progress')).toHaveTextContent('line 1 — 0/'));
     await user.click(within(dialog).getByTestId('cancel-run'));
-    await waitFor(() => expect(within(dialog).getByTestId('script-error')).toHaveTextContent('Cancelled: the running line pushed nothing'));
+    await waitFor(() => expect(within(dialog).getByTestId('script-error')).toHaveTextContent('Cancelled before line 1: the 0 step(s) before it ran.'));
     expect(within(dialog).queryByTestId('script-progress')).toBeNull();
     expect(cardIds()).toHaveLength(4);
   });

@@ -6,10 +6,11 @@ import { message, type Review } from './review.svelte';
 
 /** What a cancelled run says. */
 export const CANCELLED_TEXT = 'Cancelled: nothing was pushed.';
-/** What a cancelled script step says (the lines before it ran and stay pending). */
-export const SCRIPT_CANCELLED_TEXT = 'Cancelled: the running line pushed nothing; lines that ran before it stay pending.';
 
 export type RunKind = 'tool' | 'rerun' | 'script';
+
+/** The call id of a script's own progress events (`run_script`). */
+export const SCRIPT_CALL_ID = 'script';
 
 export class ToolRunner {
   tools: ToolInfo[] = $state([]);
@@ -21,6 +22,8 @@ export class ToolRunner {
   /** Set when the dialog's last run was cancelled. */
   cancelledNote: string | null = $state(null);
   cancelling = $state(false);
+  /** Cancel was pressed during the run in flight. */
+  private cancelRequested = false;
   /** A picker refusal (a path outside the workspace) or failure. */
   pickError: string | null = $state(null);
 
@@ -58,7 +61,11 @@ export class ToolRunner {
   }
 
   onProgress(p: ToolProgress) {
-    if (this.activity !== null && p.callId !== this.lastCallId) this.progress = p;
+    if (this.activity === null || p.callId === this.lastCallId) return;
+    // A script reports its own progress (call id `script`: lines done of lines to run);
+    // its steps' tool progress would make the bar jump between the two.
+    if (this.activity === 'script' && p.callId !== SCRIPT_CALL_ID) return;
+    this.progress = p;
   }
 
   /** Runs `body` as the one run in flight; `null` when another one is running. */
@@ -66,6 +73,7 @@ export class ToolRunner {
     if (this.activity !== null) return null;
     this.activity = kind;
     this.progress = null;
+    this.cancelRequested = false;
     try {
       return await body();
     } finally {
@@ -83,6 +91,9 @@ export class ToolRunner {
       try {
         const out = await this.backend.runTool(name, params);
         this.lastCallId = out.callId;
+        // A cancelled call either rejects with `cancelled` or ends as an error outcome (the
+        // tool's own "Cancelled: …"); either way nothing was pushed.
+        if (out.isError && this.cancelRequested) this.cancelledNote = CANCELLED_TEXT;
         this.result = out;
         await this.review.refreshQueue();
         const id = pushedId(out);
@@ -103,6 +114,7 @@ export class ToolRunner {
     await this.track('rerun', async () => {
       const out = await this.review.rerun();
       if (out) this.lastCallId = out.callId;
+      if (out?.isError && this.cancelRequested) this.review.banner = { text: CANCELLED_TEXT, isError: false };
     });
   }
 
@@ -110,10 +122,8 @@ export class ToolRunner {
   runScript = async (text: string): Promise<ScriptStep[]> => {
     const steps = await this.track('script', async () => {
       try {
+        // A cancelled script rejects with `cancelled`, naming the line it stopped before.
         return await this.backend.runScript(text);
-      } catch (err) {
-        const e = toBackendError(err);
-        throw e.code === 'cancelled' ? new BackendError('cancelled', SCRIPT_CANCELLED_TEXT) : e;
       } finally {
         void this.review.refreshQueue();
       }
@@ -126,6 +136,7 @@ export class ToolRunner {
   async cancel() {
     if (this.activity === null || this.cancelling) return;
     this.cancelling = true;
+    this.cancelRequested = true;
     try {
       await this.backend.cancelToolRun();
     } catch (err) {

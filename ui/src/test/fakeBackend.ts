@@ -365,8 +365,9 @@ export class FakeBackend implements Backend {
   /** The scenario's steps, whatever the text (the double parses nothing); each step that ran pushes its preview. */
   async runScript(_text: string): Promise<ScriptStep[]> {
     await this.delay();
-    this.progress(`call-${this.nextCall++}`, 0, this.scriptSteps.length, 'Running the script');
-    await this.hold();
+    // As run_script: its own progress under the call id `script`.
+    this.progress('script', 0, this.scriptSteps.length, 'line 1');
+    await this.hold('Cancelled before line 1: the 0 step(s) before it ran.');
     for (const s of this.scriptSteps) if (!s.isError) this.pushCopyOf(s.tool, {});
     return structuredClone(this.scriptSteps);
   }
@@ -640,13 +641,10 @@ export class FakeBackend implements Backend {
     return this.held !== null;
   }
 
-  private async hold(): Promise<void> {
+  private async hold(cancelled = 'The tool call was cancelled before it finished; nothing was pushed.'): Promise<void> {
     if (!this.holdRuns) return;
     await new Promise<void>((release, reject) => {
-      this.held = {
-        release,
-        cancel: () => reject(new BackendError('cancelled', 'The tool call was cancelled before it finished; nothing was pushed.')),
-      };
+      this.held = { release, cancel: () => reject(new BackendError('cancelled', cancelled)) };
     });
   }
 
