@@ -44,6 +44,19 @@ describe('the tool runner', () => {
     expect(screen.queryByTestId('new-top-notice'), 'the person asked for it: no notice').toBeNull();
   });
 
+  it('closes and selects the new top when the outcome does not name the action it pushed', async () => {
+    const { backend, user } = await setup();
+    const original = backend.runTool.bind(backend);
+    vi.spyOn(backend, 'runTool').mockImplementation(async (name, params) => ({ ...(await original(name, params)), details: { files: 2 } }));
+    const before = cardIds();
+    await openToolDialog(user);
+    await user.click(screen.getByTestId('tool-run'));
+    await waitFor(() => expect(screen.queryByTestId('run-tool-dialog')).toBeNull());
+    const top = cardIds()[0]!;
+    expect(before).not.toContain(top);
+    expect(selectedId()).toBe(top);
+  });
+
   it('shows the progress of a long run and Cancel stops it: nothing pushed, the dialog stays usable', async () => {
     const { backend, user } = await setup();
     backend.holdRuns = true;

@@ -88,6 +88,7 @@ export class ToolRunner {
     this.error = null;
     this.cancelledNote = null;
     await this.track('tool', async () => {
+      const before = new Set(this.review.actions.map((a) => a.id));
       try {
         const out = await this.backend.runTool(name, params);
         this.lastCallId = out.callId;
@@ -96,7 +97,11 @@ export class ToolRunner {
         if (out.isError && this.cancelRequested) this.cancelledNote = CANCELLED_TEXT;
         this.result = out;
         await this.review.refreshQueue();
-        const id = pushedId(out);
+        // The card this run pushed: the outcome's `actionId` when it names one, else the new
+        // top (a preview is pushed on top; an agent's push in the same instant is not ours
+        // to tell apart, and is shown either way).
+        const top = this.review.top;
+        const id = pushedId(out) ?? (top && !before.has(top.id) ? top.id : null);
         if (!out.isError && id !== null && this.review.actions.some((a) => a.id === id)) {
           this.review.banner = { text: out.text, isError: false };
           this.onPushed(id);
