@@ -236,7 +236,9 @@ describe('history and tools', () => {
     await waitFor(() => expect(within(dialog).getByTestId('tool-select')).toHaveValue('ast_edit'));
     await user.type(within(within(dialog).getByTestId('field-ops.0.pat')).getByRole('textbox'), 'console.warn($A)');
     await user.click(within(dialog).getByTestId('tool-run'));
-    await waitFor(() => expect(within(dialog).getByTestId('tool-result')).toHaveTextContent('This is a preview'));
+    // The dialog closes on a preview; the result is the window's banner.
+    await waitFor(() => expect(screen.queryByTestId('run-tool-dialog')).toBeNull());
+    expect(screen.getByTestId('result-banner')).toHaveTextContent('This is a preview');
     await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(5));
   });
 

@@ -128,7 +128,22 @@ export interface Backend {
   undoDecision(decisionId: string, reason: string): Promise<ResolveOutcome>;
   /** Writes an undone entry's bytes again; like `undoDecision`. */
   redoDecision(decisionId: string, reason: string): Promise<ResolveOutcome>;
+
+  /**
+   * Asks the person for files (or folders) of the open workspace, starting at its root.
+   * Resolves to workspace-relative paths with `/` (`null` when they cancel); rejects with
+   * `pathOutsideWorkspace`, naming the path, when one picked is outside the workspace.
+   */
+  pickPaths(options: PickPathsOptions): Promise<string[] | null>;
+  /**
+   * Cancels the UI's tool call in flight (`runTool`, `rerunAction`, `runScript`): the tool
+   * stops, nothing is pushed, and that call rejects with code `cancelled`. Resolves at once
+   * when nothing runs.
+   */
+  cancelToolRun(): Promise<void>;
 }
+
+export type PickPathsOptions = { directory: boolean; multiple: boolean };
 
 /** What the settings panel saves (the key itself never crosses). */
 export type AgentSettingsInput = Pick<AgentSettings, 'baseUrl' | 'model' | 'apiKeyEnv'>;

@@ -3,7 +3,8 @@
 import { invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import { open, save } from '@tauri-apps/plugin-dialog';
-import { toBackendError, type Backend, type Unsubscribe } from './backend';
+import { BackendError, toBackendError, type Backend, type Unsubscribe } from './backend';
+import { OutsideWorkspace, toWorkspaceRelative } from '../lib/paths';
 import type { AgentSettingsInput } from './backend';
 import type {
   AgentSettings, AgentUpdate, CloseRequested, ExportOutcome, HistoryPage, ConversationView, NewConversationOutcome, Notice, Policy,
@@ -24,6 +25,16 @@ export const EVENT_TOOL_PROGRESS = 'tool-progress';
 export const EVENT_AGENT = 'agent-event';
 export const EVENT_NOTICES = 'notices-changed';
 export const EVENT_CLOSE_REQUESTED = 'close-requested';
+
+/** The picked paths relative to `root`; a path outside it is refused (`pathOutsideWorkspace`). */
+export function pickedInside(root: string, picked: string[]): string[] {
+  try {
+    return picked.map((p) => toWorkspaceRelative(root, p));
+  } catch (err) {
+    if (err instanceof OutsideWorkspace) throw new BackendError('pathOutsideWorkspace', err.message);
+    throw toBackendError(err);
+  }
+}
 
 export function createTauriBackend(): Backend {
   return {
@@ -92,5 +103,17 @@ export function createTauriBackend(): Backend {
       }
     },
     getSincePreview: (actionId, path) => call<SincePreview>('get_since_preview', { actionId, path }),
+    async pickPaths({ directory, multiple }) {
+      const { workspaceRoot } = await call<SessionInfo>('get_session');
+      let picked: string | string[] | null;
+      try {
+        picked = await open({ directory, multiple, defaultPath: workspaceRoot, title: directory ? 'Choose folders' : 'Choose files' });
+      } catch (err) {
+        throw toBackendError(err);
+      }
+      if (picked === null) return null;
+      return pickedInside(workspaceRoot, Array.isArray(picked) ? picked : [picked]);
+    },
+    cancelToolRun: () => call<void>('cancel_tool_run'),
   };
 }

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { mergeEmphasis } from './highlight';
 import { relativeAge } from './time';
 import { isTypingTarget } from './shortcuts';
+import { OutsideWorkspace, toWorkspaceRelative } from './paths';
+import { pickedInside } from '../ipc/tauriBackend';
+import { BackendError } from '../ipc/backend';
 
 describe('mergeEmphasis', () => {
   it('wraps text ranges, closing marks around tags and counting entities as one unit', () => {
@@ -25,5 +28,29 @@ describe('misc', () => {
     expect(isTypingTarget(cb)).toBe(false);
     expect(isTypingTarget(document.createElement('input'))).toBe(true);
     expect(isTypingTarget(document.createElement('button'))).toBe(false);
+  });
+});
+
+describe('picked paths → workspace-relative', () => {
+  it('makes paths relative to the root with /, and refuses one outside it, naming it', () => {
+    expect(toWorkspaceRelative('/home/me/shop', '/home/me/shop/photos/a.JPG')).toBe('photos/a.JPG');
+    expect(toWorkspaceRelative('/home/me/shop/', '/home/me/shop/photos/')).toBe('photos');
+    expect(toWorkspaceRelative('/home/me/shop', '/home/me/shop')).toBe('.');
+    expect(toWorkspaceRelative('C:\\work\\shop', 'C:\\work\\shop\\docs\\a.md')).toBe('docs/a.md');
+    expect(() => toWorkspaceRelative('/home/me/shop', '/home/me/shopping/a')).toThrow('/home/me/shopping/a is outside the workspace /home/me/shop');
+    expect(() => toWorkspaceRelative('/home/me/shop', '/home/me/shop/../etc/passwd')).toThrow(OutsideWorkspace);
+  });
+
+  it('the Tauri backend refuses the whole pick with pathOutsideWorkspace', () => {
+    expect(pickedInside('/w', ['/w/a', '/w/b/c'])).toEqual(['a', 'b/c']);
+    let err: unknown;
+    try {
+      pickedInside('/w', ['/w/a', '/tmp/x']);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(BackendError);
+    expect((err as BackendError).code).toBe('pathOutsideWorkspace');
+    expect((err as BackendError).message).toBe('/tmp/x is outside the workspace /w: pick a file or folder inside it.');
   });
 });

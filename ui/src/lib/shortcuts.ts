@@ -1,5 +1,5 @@
 // Keyboard shortcuts of the main window. None fires while the person types.
-export type ShortcutAction = 'apply' | 'discard' | 'nextFile' | 'prevFile' | 'focusReason' | 'toggleMode' | 'help' | 'escape';
+export type ShortcutAction = 'apply' | 'discard' | 'nextFile' | 'prevFile' | 'focusReason' | 'toggleMode' | 'help' | 'escape' | 'goTop';
 
 export const SHORTCUTS: ReadonlyArray<{ key: string; action: ShortcutAction; description: string }> = [
   { key: 'a', action: 'apply', description: 'Apply the top action (focuses the reason if it is empty)' },
@@ -10,6 +10,7 @@ export const SHORTCUTS: ReadonlyArray<{ key: string; action: ShortcutAction; des
   { key: 'm', action: 'toggleMode', description: 'Switch diff mode (unified / side by side)' },
   { key: '?', action: 'help', description: 'Show this help' },
   { key: 'Escape', action: 'escape', description: 'Close dialogs and overlays' },
+  { key: 't', action: 'goTop', description: 'Go to the top action (e.g. after "A new action is on top")' },
 ];
 
 /** True when keys typed at `target` are text, not commands. */

@@ -32,7 +32,11 @@ export class Desk {
   constructor(private readonly backend: Backend, private readonly clock: () => number = () => Date.now()) {
     this.review = new Review(backend);
     this.preview = new Preview(backend, this.review);
-    this.tools = new ToolRunner(backend, this.review);
+    // A preview pushed from the Run tool dialog: close it and show the new card.
+    this.tools = new ToolRunner(backend, this.review, (id) => {
+      if (this.overlay === 'tool') this.overlay = 'none';
+      this.review.select(id);
+    });
     this.agent = new Agent(backend, this.review);
     this.notices = new Notices(backend);
     this.history = new HistorySearch(backend);
@@ -103,6 +107,7 @@ export class Desk {
       case 'focusReason': this.review.focusReason(); break;
       case 'toggleMode': this.preview.toggleMode(); break;
       case 'help': this.overlay = 'help'; break;
+      case 'goTop': this.review.goToTop(); break;
     }
   }
 

@@ -19,6 +19,8 @@ export type FileLines = {
 export class Preview {
   files: FileEntry[] = $state([]);
   filesLoading = $state(false);
+  /** The file list (or rename table) could not be read. */
+  filesError: string | null = $state(null);
   renames: RenameRow[] = $state([]);
   selectedPath: string | null = $state(null);
   diff: FileDiff | null = $state(null);
@@ -54,12 +56,24 @@ export class Preview {
     this.mode = this.mode === 'unified' ? 'split' : 'unified';
   }
 
+  /** Reads the selected action's files (or rename rows) again, after a failed load. */
+  retryFiles() {
+    const action = this.review.selected;
+    if (action) void this.load(action);
+  }
+
+  /** Reads the selected file's diff again, after a failed load. */
+  retryDiff() {
+    if (this.selectedPath) void this.selectFile(this.selectedPath);
+  }
+
   private async load(action: ActionSummary) {
     const token = ++this.loadToken;
     this.files = [];
     this.renames = [];
     this.diff = null;
     this.diffError = null;
+    this.filesError = null;
     this.selectedPath = null;
     this.filesLoading = true;
     try {
@@ -73,7 +87,7 @@ export class Preview {
         if (list[0]) void this.selectFile(list[0].path);
       }
     } catch (err) {
-      if (token === this.loadToken) this.diffError = message(err);
+      if (token === this.loadToken) this.filesError = message(err);
     } finally {
       if (token === this.loadToken) this.filesLoading = false;
     }

@@ -3,8 +3,9 @@
 // this module talks to the backend about the queue.
 import {
   toBackendError,
-  type ActionSummary, type Backend, type HistoryEntry, type ResolveChoice, type SessionInfo,
+  type ActionSummary, type Backend, type HistoryEntry, type ResolveChoice, type SessionInfo, type ToolRunOutcome,
 } from '../ipc/backend';
+import { Announcer, pendingWords } from './announce.svelte';
 
 export function message(err: unknown): string {
   return toBackendError(err).message;
@@ -17,17 +18,42 @@ export class Review {
   recent: string[] = $state([]);
   actions: ActionSummary[] = $state([]);
   queueLoading = $state(true);
+  /** The last queue read failed (the queue column offers Retry). */
+  queueError: string | null = $state(null);
   history: HistoryEntry[] = $state([]);
   selectedId: string | null = $state(null);
   banner: Banner | null = $state(null);
 
-  reason = $state('');
+  /**
+   * The reason typed for each action, by id: a reason belongs to the action it was typed
+   * for, so switching the selection (or a push) never carries it over to another action.
+   */
+  reasons: Record<string, string> = $state({});
+  /**
+   * An action pushed on top while the person was reading another one: the selection stays,
+   * the decision panel says "A new action is on top" with a way to go there.
+   */
+  newTopId: string | null = $state(null);
+  /** The polite live region's words (queue changes). */
+  readonly announcer = new Announcer();
   busy = $state(false);
   rerunBusy = $state(false);
   resolveError: string | null = $state(null);
 
   readonly selected = $derived(this.actions.find((a) => a.id === this.selectedId) ?? null);
   readonly top = $derived(this.actions[0] ?? null);
+  /** The new top the person has not gone to yet (shown while another action is selected). */
+  readonly newTop = $derived(
+    this.newTopId !== null && this.top?.id === this.newTopId && this.selectedId !== this.newTopId ? this.top : null,
+  );
+
+  /** The reason for the selected action (empty when nothing is selected). */
+  get reason(): string {
+    return this.selectedId === null ? '' : (this.reasons[this.selectedId] ?? '');
+  }
+  set reason(text: string) {
+    if (this.selectedId !== null) this.reasons[this.selectedId] = text;
+  }
 
   /**
    * The store revision the shown queue was read at, and the one read together with the
@@ -46,8 +72,14 @@ export class Review {
   select(id: string | null) {
     if (id === this.selectedId) return;
     this.selectedId = id;
-    // A new selection starts with a clean error; the reason is kept while typing.
+    // A new selection starts with a clean error; each action keeps its own reason.
     this.resolveError = null;
+    if (id !== null && id === this.newTopId) this.newTopId = null;
+  }
+
+  /** Shows the top action (the "A new action is on top" button, or `t`). */
+  goToTop() {
+    if (this.top) this.select(this.top.id);
   }
 
   /** Reads the queue; resolves to the revision it was read at (`null` on failure). */
@@ -57,15 +89,31 @@ export class Review {
       const snapshot = await this.backend.listActions();
       // Reads can finish out of order: keep the newest of this session's.
       if (epoch !== this.epoch || (this.queueRevision !== null && snapshot.revision < this.queueRevision)) return this.queueRevision;
+      this.queueError = null;
+      const firstRead = this.queueRevision === null;
       this.queueRevision = snapshot.revision;
-      const previousTop = this.actions[0]?.id ?? null;
+      const before = this.actions;
+      const previousIds = new Set(before.map((a) => a.id));
+      const shown = this.selected;
       this.actions = snapshot.actions;
-      const newTop = this.actions[0]?.id ?? null;
-      const stillThere = this.actions.some((a) => a.id === this.selectedId);
-      if (!stillThere || (this.selectedId === previousTop && newTop !== previousTop)) this.select(newTop);
+      const top = this.actions[0] ?? null;
+      const ids = new Set(this.actions.map((a) => a.id));
+      const pushed = top !== null && !previousIds.has(top.id) && !firstRead;
+      if (!ids.has(this.selectedId ?? '')) {
+        // The action on screen was decided (or nothing was shown): show the top.
+        if (shown && !this.busy && !firstRead) this.announcer.say(`No longer pending: ${shown.label}. ${pendingWords(this.actions.length)}`);
+        this.select(top?.id ?? null);
+      } else if (pushed && this.selectedId !== top.id) {
+        // Never move the selection under the person's eyes: say so instead.
+        this.newTopId = top.id;
+      }
+      if (this.newTopId !== null && this.newTopId !== top?.id) this.newTopId = null;
+      if (pushed && !this.busy) this.announcer.say(`New action on top: ${top.label}. ${pendingWords(this.actions.length)}`);
+      // Reasons typed for actions no longer pending are forgotten.
+      for (const id of Object.keys(this.reasons)) if (!ids.has(id)) delete this.reasons[id];
       return snapshot.revision;
     } catch (err) {
-      this.banner = { text: `Could not load the queue: ${message(err)}`, isError: true };
+      if (epoch === this.epoch) this.queueError = message(err);
       return null;
     } finally {
       this.queueLoading = false;
@@ -120,10 +168,19 @@ export class Review {
     document.querySelector<HTMLTextAreaElement>('[data-testid="reason-input"]')?.focus();
   }
 
+  /**
+   * Applies or discards the action on screen, only if it is the top one, with the reason
+   * typed for it and its id as `expectedId` (the backend refuses if the top changed since).
+   */
   async resolve(choice: ResolveChoice) {
     const action = this.selected;
-    if (this.busy || !action || !action.isTop) return;
-    if (this.reason.trim() === '') {
+    if (action && !action.isTop) {
+      this.announcer.say('Only the top action can be applied or discarded. Press t to go to it.');
+      return;
+    }
+    if (this.busy || !action) return;
+    const reason = this.reasons[action.id] ?? '';
+    if (reason.trim() === '') {
       this.focusReason();
       return;
     }
@@ -132,10 +189,11 @@ export class Review {
     this.deferred = null;
     this.resolveError = null;
     try {
-      const outcome = await this.backend.resolveAction(choice, this.reason, action.id);
+      const outcome = await this.backend.resolveAction(choice, reason, action.id);
       this.banner = { text: outcome.text, isError: outcome.isError };
-      if (!outcome.isError) this.reason = '';
+      if (!outcome.isError) delete this.reasons[action.id];
       await this.refreshAll();
+      this.announcer.say(`${outcome.text.split('\n')[0]} ${pendingWords(this.actions.length)}`);
     } catch (err) {
       const e = toBackendError(err);
       this.resolveError = e.message;
@@ -176,16 +234,20 @@ export class Review {
     }
   }
 
-  async rerun() {
+  /** Runs the selected action's preview again; its outcome (`null` if it did not run or failed: banner). */
+  async rerun(): Promise<ToolRunOutcome | null> {
     const action = this.selected;
-    if (!action || this.rerunBusy) return;
+    if (!action || this.rerunBusy) return null;
     this.rerunBusy = true;
     try {
       const out = await this.backend.rerunAction(action.id);
       this.banner = { text: out.text, isError: out.isError };
       await this.refreshQueue();
+      return out;
     } catch (err) {
-      this.banner = { text: message(err), isError: true };
+      const e = toBackendError(err);
+      this.banner = e.code === 'cancelled' ? { text: 'Cancelled: nothing was pushed.', isError: false } : { text: e.message, isError: true };
+      return null;
     } finally {
       this.rerunBusy = false;
     }
@@ -197,6 +259,8 @@ export class Review {
       this.session = await this.backend.openWorkspace(path);
       this.recent = await this.backend.recentWorkspaces();
       this.select(null);
+      this.reasons = {};
+      this.newTopId = null;
       // Another session's store counts its revisions afresh.
       this.epoch++;
       this.queueRevision = null;

@@ -77,3 +77,45 @@ function stubRelease(backend: ReturnType<typeof stubBackend>['backend'], store: 
   });
   return release;
 }
+
+describe('Review: what the person reads stays put', () => {
+  it('a push keeps the selection and marks the new top; a decided action is dropped with its reason', async () => {
+    const { store, review } = stubBackend();
+    store.revision = 1;
+    store.ids = ['act-1'];
+    await review.refreshAll();
+    expect(review.selectedId).toBe('act-1');
+    review.reason = 'read it all';
+    expect(review.reasons).toEqual({ 'act-1': 'read it all' });
+
+    store.revision = 2;
+    store.ids = ['act-2', 'act-1'];
+    await review.refreshQueue();
+    expect(review.selectedId).toBe('act-1');
+    expect(review.newTopId).toBe('act-2');
+    expect(review.newTop?.id).toBe('act-2');
+    expect(review.reason).toBe('read it all');
+
+    review.goToTop();
+    expect(review.selectedId).toBe('act-2');
+    expect(review.newTop).toBeNull();
+    expect(review.reason).toBe('');
+
+    // act-1 decided elsewhere: its reason goes with it.
+    store.revision = 3;
+    store.ids = ['act-2'];
+    await review.refreshQueue();
+    expect(review.reasons).toEqual({});
+    expect(review.announcer.text, 'only the action on screen leaving is announced').not.toContain('No longer pending');
+  });
+
+  it('the first read of a session announces nothing and marks nothing new', async () => {
+    const { store, review } = stubBackend();
+    store.revision = 4;
+    store.ids = ['act-3', 'act-2'];
+    await review.refreshAll();
+    expect(review.selectedId).toBe('act-3');
+    expect(review.newTopId).toBeNull();
+    expect(review.announcer.text).toBe('');
+  });
+});

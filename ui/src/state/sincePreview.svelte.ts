@@ -11,6 +11,7 @@ export class SinceChanges {
   error: string | null = $state(null);
 
   private token = 0;
+  private last: { actionId: string; files: string[] } | null = null;
 
   /** Call during component initialisation (it starts an effect). */
   constructor(private readonly backend: Backend, review: Review) {
@@ -34,7 +35,13 @@ export class SinceChanges {
     });
   }
 
+  /** Reads the same files again (after a failed load). */
+  retry() {
+    if (this.last) void this.load(this.last.actionId, this.last.files);
+  }
+
   private async load(actionId: string, files: string[]) {
+    this.last = { actionId, files };
     const token = ++this.token;
     this.loading = true;
     this.error = null;

@@ -6,7 +6,7 @@
 // workspace by the shell's tests, or one built from crates/protocol/fixtures. It computes
 // none of the backend's rules (no diffing, script parsing, labels or plurals): running a tool
 // pushes a copy of a scenario action of that tool, `runScript` answers the scenario's steps.
-import { BackendError, type AgentSettingsInput, type Backend, type Unsubscribe } from '../ipc/backend';
+import { BackendError, type AgentSettingsInput, type Backend, type PickPathsOptions, type Unsubscribe } from '../ipc/backend';
 import type {
   AgentEvent, AgentSettings, AgentUpdate, CloseRequested, ConversationView, ExportFormat, ExportOutcome,
   HistoryPage, HistoryQuery, NewConversationOutcome, Notice, Policy, Proposal,
@@ -355,23 +355,31 @@ export class FakeBackend implements Backend {
       await this.delay(this.latencyMs / 2);
     }
     this.progress(callId, total, total, 'Building preview');
+    await this.hold();
     const a = this.pushCopyOf(name, params);
     if (!a) return { callId, isError: true, text: `${name} has no preview in this scenario`, details: null };
     return { callId, isError: false, text: `${a.summary.label}. ${PREVIEW_NOTE}`, details: { actionId: a.summary.id } };
   }
 
   async rerunAction(actionId: string): Promise<ToolRunOutcome> {
+    const callId = `call-${this.nextCall++}`;
     await this.delay();
+    this.find(actionId);
+    this.progress(callId, 1, 2, 'Recomputing the preview');
+    await this.hold();
     const a = this.find(actionId);
     a.summary.status = { kind: 'pending' };
     a.summary.createdAtMs = this.now();
     this.bump();
-    return { callId: `call-${this.nextCall++}`, isError: false, text: `Preview recomputed: ${a.summary.label}.`, details: { actionId } };
+    return { callId, isError: false, text: `Preview recomputed: ${a.summary.label}.`, details: { actionId } };
   }
 
   /** The scenario's steps, whatever the text (the double parses nothing); each step that ran pushes its preview. */
   async runScript(_text: string): Promise<ScriptStep[]> {
     await this.delay();
+    // As run_script: its own progress under the call id `script`.
+    this.progress('script', 0, this.scriptSteps.length, 'line 1');
+    await this.hold('Cancelled before line 1: the 0 step(s) before it ran.');
     for (const s of this.scriptSteps) if (!s.isError) this.pushCopyOf(s.tool, {});
     return structuredClone(this.scriptSteps);
   }
@@ -615,6 +623,56 @@ export class FakeBackend implements Backend {
   async confirmClose(proceed: boolean): Promise<void> {
     await this.delay();
     if (proceed) this.closed = true;
+  }
+
+  // ---- picking paths and cancelling runs ----
+
+  /** What the next `pickPaths` answers (workspace-relative), `null` = the person cancels, an Error = refused. */
+  pickAnswer: string[] | null | BackendError = ['photos/IMG_0001.JPG', 'photos/IMG_0002.JPG'];
+  /** The options of each `pickPaths` call. */
+  readonly pickCalls: PickPathsOptions[] = [];
+
+  async pickPaths(options: PickPathsOptions): Promise<string[] | null> {
+    this.pickCalls.push({ ...options });
+    await this.delay();
+    const answer = this.pickAnswer;
+    if (answer instanceof BackendError) throw answer;
+    if (answer === null) return null;
+    return options.multiple ? [...answer] : answer.slice(0, 1);
+  }
+
+  /**
+   * Test hook: while `true`, a tool run, re-run or script waits after its progress events
+   * (before pushing anything) until `releaseRuns()` or `cancelToolRun()`.
+   */
+  holdRuns = false;
+  private held: { release: () => void; cancel: () => void } | null = null;
+
+  /** `true` while a run waits (held). */
+  get runHeld(): boolean {
+    return this.held !== null;
+  }
+
+  private async hold(cancelled = 'The tool call was cancelled before it finished; nothing was pushed.'): Promise<void> {
+    if (!this.holdRuns) return;
+    await new Promise<void>((release, reject) => {
+      this.held = { release, cancel: () => reject(new BackendError('cancelled', cancelled)) };
+    });
+  }
+
+  /** Lets the held run finish (and later ones run through). */
+  releaseRuns(): void {
+    this.holdRuns = false;
+    const h = this.held;
+    this.held = null;
+    h?.release();
+  }
+
+  async cancelToolRun(): Promise<void> {
+    await this.delay();
+    const h = this.held;
+    this.held = null;
+    h?.cancel();
   }
 
   // ---- test hooks ----
