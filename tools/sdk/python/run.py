@@ -3,6 +3,7 @@
 import os
 import sys
 
+sys.dont_write_bytecode = True  # nothing written into the (watched) tool folder
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from resolve_desk_tool import run_file  # noqa: E402
