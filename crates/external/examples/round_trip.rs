@@ -1,7 +1,7 @@
 //! The overhead of one external `execute` round trip against a built-in tool call, both
 //! through `Session::call` (validation, transcript, the same path an agent's call takes).
 //!
-//! `cargo run --release -p resolve-external --example round_trip [-- N]`
+//! `cargo run -q -p resolve-external --example round_trip [-- N]`
 //!
 //! Measures, N times each (default 300) after a warm-up: an in-process tool that answers at
 //! once; the built-in `batch_rename_preview` on a 3-file folder (it pushes an action, which is

@@ -330,11 +330,13 @@ impl ExternalTools {
         }
     }
 
-    /// Watches the tool folders (created if missing) and reloads `session` when one changes
-    /// (debounced). Stops when the returned watcher is dropped or the session is gone.
+    /// Watches the tool folders and reloads `session` when one changes (debounced). A folder
+    /// that does not exist yet is not created: its nearest existing parent is watched (not
+    /// recursively) until it appears. Stops when the returned watcher is dropped or the
+    /// session is gone.
     pub fn watch(&self, session: Weak<Session>) -> Result<ToolWatcher, String> {
         let (tx, rx) = std::sync::mpsc::channel::<()>();
-        let mut watcher = notify::recommended_watcher(move |event: notify::Result<Event>| {
+        let watcher = notify::recommended_watcher(move |event: notify::Result<Event>| {
             if let Ok(e) = &event {
                 if matches!(e.kind, EventKind::Access(_)) {
                     return;
@@ -343,30 +345,66 @@ impl ExternalTools {
             let _ = tx.send(());
         })
         .map_err(|e| format!("cannot watch the tool folders: {e}"))?;
-        for dir in &self.inner.config.dirs {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create the tool folder {}: {e}", dir.display()))?;
-            watcher
-                .watch(dir, RecursiveMode::Recursive)
-                .map_err(|e| format!("cannot watch the tool folder {}: {e}", dir.display()))?;
-        }
+        let armed = Arc::new(Mutex::new(Armed { watcher, watched: Vec::new() }));
+        lock(&armed).arm(&self.inner.config.dirs)?;
         let tools = self.clone();
+        let weak_armed = Arc::downgrade(&armed);
         std::thread::Builder::new()
             .name("external-tools-watch".into())
             .spawn(move || {
                 while rx.recv().is_ok() {
                     // Let a burst of events (an editor's save, a copy) settle.
                     while rx.recv_timeout(Duration::from_millis(150)).is_ok() {}
+                    let Some(armed) = weak_armed.upgrade() else { break };
+                    // A folder that appeared (or went) moves the watch.
+                    let _ = lock(&armed).arm(&tools.inner.config.dirs);
+                    drop(armed);
                     let Some(session) = session.upgrade() else { break };
                     tools.reload(&session);
                 }
             })
             .map_err(|e| format!("cannot start the tool watcher: {e}"))?;
-        Ok(ToolWatcher { _watcher: watcher })
+        Ok(ToolWatcher { _armed: armed })
+    }
+}
+
+struct Armed {
+    watcher: notify::RecommendedWatcher,
+    watched: Vec<(PathBuf, bool)>,
+}
+
+impl Armed {
+    /// Watches each tools folder recursively, or its nearest existing parent until it exists.
+    fn arm(&mut self, dirs: &[PathBuf]) -> Result<(), String> {
+        // A watched folder that was removed lost its watch.
+        let gone: Vec<(PathBuf, bool)> = self.watched.iter().filter(|(p, _)| !p.is_dir()).cloned().collect();
+        for g in gone {
+            let _ = self.watcher.unwatch(&g.0);
+            self.watched.retain(|w| *w != g);
+        }
+        for dir in dirs {
+            let target = if dir.is_dir() {
+                (dir.clone(), true)
+            } else {
+                match dir.ancestors().skip(1).find(|a| a.is_dir()) {
+                    Some(a) => (a.to_path_buf(), false),
+                    None => continue,
+                }
+            };
+            if self.watched.iter().any(|w| w.0 == target.0 && (w.1 || !target.1)) {
+                continue;
+            }
+            let mode = if target.1 { RecursiveMode::Recursive } else { RecursiveMode::NonRecursive };
+            self.watcher
+                .watch(&target.0, mode)
+                .map_err(|e| format!("cannot watch the tool folder {}: {e}", target.0.display()))?;
+            self.watched.push(target);
+        }
+        Ok(())
     }
 }
 
 /// Keeps the tool folders watched while it lives.
 pub struct ToolWatcher {
-    _watcher: notify::RecommendedWatcher,
+    _armed: Arc<Mutex<Armed>>,
 }

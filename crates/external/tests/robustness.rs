@@ -249,6 +249,7 @@ async fn adding_editing_and_removing_a_tool_updates_the_registry_live() {
     let tools = load(&desk, &session);
     let mut tools_changed = session.subscribe_tools();
     let _watch = tools.watch(Arc::downgrade(&session)).unwrap();
+    assert!(!desk.root().join(".resolve").exists(), "watching creates nothing in the workspace");
     let label = |s: &Session| s.tools().into_iter().find(|t| t.name == "quick").map(|t| t.label);
 
     raw_tool(
