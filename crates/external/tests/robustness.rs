@@ -289,3 +289,31 @@ async fn adding_editing_and_removing_a_tool_updates_the_registry_live() {
     wait_until("the removed tool is unloaded", || label(&session).is_none() && tools.problems().is_empty()).await;
     assert!(tools.names().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_notifications_reach_the_call_s_progress_sink() {
+    let desk = Desk::new();
+    raw_tool(
+        &desk,
+        "steps",
+        "for line in sys.stdin:\n    msg = json.loads(line)\n    for i in (1, 2):\n        print(json.dumps({'jsonrpc': '2.0', 'method': 'progress', 'params': {'done': i, 'total': 2, 'message': 'step %d' % i}}), flush=True)\n    reply(msg, 'done')\n",
+        json!({}),
+    );
+    let session = desk.session();
+    load(&desk, &session);
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink_seen = seen.clone();
+    let sink: resolve_engine::tool::ProgressSink = Arc::new(move |call: &str, p: resolve_engine::Progress| {
+        sink_seen.lock().unwrap().push((call.to_string(), p.done, p.total, p.message));
+    });
+    let ctx = resolve_engine::ToolContext::new("call-p").with_progress(sink);
+    let out = session.call_with(resolve_engine::Actor::Agent, ctx, "steps", json!({})).await;
+    assert_eq!(out.text_content(), "done");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![
+            ("call-p".to_string(), 1, Some(2), Some("step 1".to_string())),
+            ("call-p".to_string(), 2, Some(2), Some("step 2".to_string())),
+        ]
+    );
+}
