@@ -170,6 +170,10 @@ struct Loaded {
 struct State {
     loaded: Vec<Loaded>,
     problems: Vec<LoadProblem>,
+    /// Runners of replaced or removed tools kept while an action they pushed waits (its
+    /// apply runs in their process); dropped (process stopped) at a later reload once none
+    /// does.
+    retired: Vec<Arc<Runner>>,
 }
 
 /// What a reload changed.
@@ -237,13 +241,16 @@ impl ExternalTools {
                 Some(_) => {
                     session.unload(&old.manifest.name);
                     report.replaced.push(old.manifest.name.clone());
+                    state.retired.push(old.runner);
                 }
                 None => {
                     session.unload(&old.manifest.name);
                     report.removed.push(old.manifest.name.clone());
+                    state.retired.push(old.runner);
                 }
             }
         }
+        state.retired.retain(|r| r.has_live_actions());
         state.loaded = kept;
         let mut problems = found.problems;
         for manifest in found.manifests {

@@ -134,12 +134,15 @@ impl Runner {
             return;
         }
         tokio::spawn(async move {
-            tokio::time::sleep(idle).await;
-            let Some(runner) = me.upgrade() else { return };
-            if runner.uses.load(Ordering::Relaxed) != n {
-                return;
+            // While an action of its own waits, look again every `idle` (it may be discarded
+            // without the process hearing of it).
+            loop {
+                tokio::time::sleep(idle).await;
+                let Some(runner) = me.upgrade() else { return };
+                if runner.uses.load(Ordering::Relaxed) != n || runner.stop_if_idle().await {
+                    return;
+                }
             }
-            runner.stop_if_idle().await;
         });
     }
 
@@ -159,6 +162,12 @@ impl Runner {
         process.kill("stopped when idle");
         *slot = None;
         true
+    }
+
+    /// Whether an action this runner's process pushed still waits for a decision.
+    pub fn has_live_actions(&self) -> bool {
+        let store = self.api.store();
+        lock(&self.live).iter().any(|(id, _)| store.as_ref().is_some_and(|s| s.get(id).is_some()))
     }
 
     /// Whether a process runs now (for tests and the app).

@@ -317,3 +317,27 @@ async fn progress_notifications_reach_the_call_s_progress_sink() {
         ]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_action_pending_when_its_tool_is_replaced_still_applies_in_the_process_that_made_it() {
+    let desk = Desk::new();
+    install_pusher(&desk);
+    let session = desk.session();
+    let tools = load(&desk, &session);
+    call(&session, "pusher", json!({"tag": "old"})).await;
+    let tool_py = desk.tools_dir().join("pusher/tool.py");
+    std::fs::write(&tool_py, PUSHER.replace("'applied '", "'applied by v2 '")).unwrap();
+    let report = tools.reload(&session);
+    assert_eq!(report.replaced, vec!["pusher"]);
+    call(&session, "pusher", json!({"tag": "new"})).await;
+    assert_eq!(
+        resolve(&session, "apply", "a").await.text_content(),
+        "applied by v2 new: a",
+        "new calls run the new code"
+    );
+    assert_eq!(
+        resolve(&session, "apply", "b").await.text_content(),
+        "applied old: b",
+        "the old action's process was kept"
+    );
+}
