@@ -188,3 +188,22 @@ async fn delete_generated_in_python_deletes_only_when_applied() {
     assert!(!desk.root().join("pkg/__pycache__/m.cpython-312.pyc").exists());
     assert!(desk.root().join("pkg/m.py").exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn beside_the_built_in_the_note_example_runs_under_the_manifest_s_name() {
+    // The note's example is called batch_rename_preview, the built-in reference tool's name:
+    // under that name it is refused; installed under another name it runs unchanged.
+    let desk = Desk::new();
+    let mut m = note_example_manifest("node", vec![node_run(), example("node/note-example/tool.mjs")]);
+    desk.install("clash", m.clone(), &[]);
+    m["name"] = json!("note_batch_rename");
+    desk.install("renamed", m, &[]);
+    let session = desk.session();
+    session.load(resolve_tool_batch_rename::factory()).unwrap();
+    let tools = load(&desk, &session);
+    assert_eq!(tools.names(), vec!["note_batch_rename"]);
+    assert_eq!(tools.problems()[0].message, "Tool name \"batch_rename_preview\" conflicts with existing tool");
+    let out = call(&session, "note_batch_rename", json!({"files": ["a", "b", "c"]})).await;
+    assert_eq!(out.text_content(), "Prepared rename plan for 3 files. Call resolve to apply or discard.");
+    assert_eq!(resolve(&session, "apply", "ok").await.text_content(), "Applied batch rename. Reason: ok");
+}
