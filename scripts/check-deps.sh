@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for pkg in resolve-engine resolve-protocol resolve-agent resolve-cli resolve-journal resolve-mcp resolve-watch resolve-tool-ast-edit resolve-tool-batch-rename resolve-scenarios; do
+for pkg in resolve-engine resolve-protocol resolve-agent resolve-cli resolve-journal resolve-mcp resolve-watch resolve-external resolve-tool-ast-edit resolve-tool-batch-rename resolve-scenarios; do
   if cargo tree -p "$pkg" -e normal,build --prefix none 2>/dev/null | grep -qE '^(tauri|wry|webkit2gtk)[ -]'; then
     echo "check-deps: $pkg depends on tauri/wry/webkit; only the desktop app may" >&2
     status=1

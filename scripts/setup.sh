@@ -38,6 +38,10 @@ install_npm() {  # install_npm DIR: npm ci when package-lock.json changed since 
 }
 install_npm ui
 install_npm tests/e2e
+# External tools: the Node SDK's one dependency (@sinclair/typebox) and tsx for the
+# TypeScript example (crates/external's tests run both).
+install_npm tools/sdk/node
+install_npm examples/tools
 
 # The MCP tests' client: the official MCP SDK for Python, in a venv at .venv (pinned versions).
 PY_REQS=crates/mcp/tests/python/requirements.txt

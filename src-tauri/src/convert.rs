@@ -61,6 +61,9 @@ pub fn action_summary(info: &ActionInfo, is_top: bool) -> wire::ActionSummary {
         renames_text: engine::plural(info.counts.renames as usize, "rename", "renames"),
         origin: info.origin.as_ref().map(|o| wire::ToolCallInfo { tool: o.tool.clone(), params: o.params.clone() }),
         proposal: info.proposal.as_ref().map(proposal),
+        // Only a custom action's: it has no file preview, and a change set's details (a
+        // tool's own diff data) would only weigh on every queue read.
+        details: if info.kind == engine::ActionKind::Custom { info.details.clone() } else { None },
     }
 }
 

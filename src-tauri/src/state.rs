@@ -28,6 +28,10 @@ pub struct Current {
     pub conversation: Arc<Conversation>,
     /// Live staleness: the workspace watch (stopped when this is dropped: switch or exit).
     watcher: Option<resolve_watch::Watcher>,
+    /// External tools (docs/TOOLS.md): loaded in the session, with their load problems and
+    /// logs (`problems()`, `read_log(name)`), reloaded live while `_external_watch` lives.
+    pub external: Option<resolve_external::ExternalTools>,
+    _external_watch: Option<resolve_external::ToolWatcher>,
 }
 
 /// Managed by Tauri; every command reads the current session from here.
@@ -318,6 +322,7 @@ pub async fn open_session(
         });
     }
     let watcher = start_watcher(&session);
+    let (external, external_watch) = start_external(&session);
     Ok(Current {
         session,
         is_demo: false,
@@ -326,6 +331,8 @@ pub async fn open_session(
         mcp: None,
         conversation: Arc::new(Conversation::default()),
         watcher,
+        external: Some(external),
+        _external_watch: external_watch,
     })
 }
 
@@ -362,6 +369,25 @@ fn start_watcher(session: &Arc<Session>) -> Option<resolve_watch::Watcher> {
             None
         }
     }
+}
+
+/// The external tools of the workspace and of the user's config folder, watched so adding,
+/// editing or removing a tool updates the session live. A tool that cannot be loaded is
+/// named on stderr (and kept in `problems()` for the window).
+fn start_external(session: &Arc<Session>) -> (resolve_external::ExternalTools, Option<resolve_external::ToolWatcher>) {
+    let config = resolve_external::Config::for_workspace(session.workspace().root());
+    let tools = resolve_external::ExternalTools::load(session, config);
+    for problem in tools.problems() {
+        eprintln!("resolve-desk: tool not loaded: {problem}");
+    }
+    let watch = match tools.watch(Arc::downgrade(session)) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            eprintln!("resolve-desk: external tools will not reload live: {e}");
+            None
+        }
+    };
+    (tools, watch)
 }
 
 /// The built-in tools of the app (the engine adds `resolve`).

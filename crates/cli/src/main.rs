@@ -53,8 +53,13 @@ enum Command {
     /// Structural rewrite outside any session: preview (default), --json, or --apply.
     #[command(name = "ast-edit")]
     AstEdit(ast_edit::AstEditArgs),
-    /// List the tools a session offers (name, label, hidden, description).
-    Tools,
+    /// List the tools a session offers (name, label, hidden, description), external tools
+    /// included, and the external tools that could not be loaded.
+    Tools {
+        /// The workspace whose `.resolve/tools/` to include (default: only the user's tools).
+        #[arg(long, short = 'w')]
+        workspace: Option<PathBuf>,
+    },
     /// Run an LLM agent turn (live or replayed) against a fresh session; prints JSON Lines.
     #[command(long_about = agent::AGENT_HELP)]
     Agent(agent::AgentArgs),
@@ -107,7 +112,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run { script, workspace } => runtime.block_on(run(&script, &workspace)),
         Command::AstEdit(args) => ast_edit::run(args),
-        Command::Tools => list_tools(),
+        Command::Tools { workspace } => runtime.block_on(list_tools(workspace)),
         Command::Agent(args) => runtime.block_on(agent::run(args)),
         Command::Mcp(args) => runtime.block_on(mcp::run(args)),
         Command::ServeSocket(args) => runtime.block_on(mcp::serve_socket(args)),
@@ -119,6 +124,8 @@ fn open_session(workspace: &std::path::Path, policy: ResolvePolicy) -> Result<Se
         .map_err(|e| format!("cannot open workspace {}: {e}", workspace.display()))?;
     recovery::report(session.recovery());
     builtin::load(&session).map_err(|e| format!("cannot load the built-in tools: {e}"))?;
+    let external = builtin::load_external(&session);
+    builtin::report_problems(&external, "rdesk");
     Ok(session)
 }
 
@@ -170,18 +177,32 @@ async fn run(script: &str, workspace: &std::path::Path) -> ExitCode {
     }
 }
 
-fn list_tools() -> ExitCode {
-    let dir = std::env::temp_dir();
-    let session = match open_session(&dir, ResolvePolicy::Agent) {
+async fn list_tools(workspace: Option<PathBuf>) -> ExitCode {
+    let dir = workspace.unwrap_or_else(std::env::temp_dir);
+    let session = match Session::with_store(&dir, ResolvePolicy::Agent, PendingActionStore::with_id_prefix("pa-")) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("rdesk: {e}");
+            eprintln!("rdesk: cannot open workspace {}: {e}", dir.display());
             return ExitCode::from(1);
         }
     };
+    if let Err(e) = builtin::load(&session) {
+        eprintln!("rdesk: cannot load the built-in tools: {e}");
+        return ExitCode::from(1);
+    }
+    let external = builtin::load_external(&session);
+    let external_names = external.names();
     for t in session.tools() {
         let hidden = if t.hidden { " (hidden: offered only while an action is pending)" } else { "" };
-        println!("{} — {}{}\n    {}", t.name, t.label, hidden, t.description);
+        let kind = if external_names.contains(&t.name) { " (external)" } else { "" };
+        println!("{} — {}{}{}\n    {}", t.name, t.label, kind, hidden, t.description);
+    }
+    let problems = external.problems();
+    if !problems.is_empty() {
+        println!("\nNot loaded:");
+        for p in problems {
+            println!("  {p}");
+        }
     }
     ExitCode::SUCCESS
 }

@@ -136,7 +136,16 @@ fn open(workspace: &Path, policy: Policy) -> Result<Arc<Session>, String> {
     // On stderr: stdout is the MCP protocol.
     crate::recovery::report(session.recovery());
     builtin::load(&session).map_err(|e| format!("cannot load the built-in tools: {e}"))?;
-    Ok(Arc::new(session))
+    let external = builtin::load_external(&session);
+    builtin::report_problems(&external, "rdesk mcp");
+    let session = Arc::new(session);
+    // Adding, editing or removing a tool folder updates the tools live (the client is sent
+    // `tools/list_changed`). The watcher lives as long as this process serves.
+    match external.watch(Arc::downgrade(&session)) {
+        Ok(watcher) => std::mem::forget(watcher),
+        Err(e) => eprintln!("rdesk mcp: external tools will not reload live: {e}"),
+    }
+    Ok(session)
 }
 
 /// How long `rdesk mcp` waits for a desk it started to open its socket.

@@ -196,6 +196,12 @@ impl CustomToolApi {
         Ok(id)
     }
 
+    /// The store pushes go to, if this runtime has one (an external tool's host marks the
+    /// actions of a tool process that died as orphaned through it).
+    pub fn store(&self) -> Option<Arc<PendingActionStore>> {
+        self.store.clone()
+    }
+
     /// The workspace this API works in.
     pub fn workspace(&self) -> Result<Arc<Workspace>, ToolError> {
         self.workspace

@@ -64,6 +64,14 @@ impl ToolRegistry {
         Ok(())
     }
 
+    /// Removes the tool named `name` (a tool unloaded at runtime, e.g. an external tool whose
+    /// folder was removed); false when no tool has that name.
+    pub fn unregister(&mut self, name: &str) -> bool {
+        let before = self.entries.len();
+        self.entries.retain(|e| e.tool.name() != name);
+        self.entries.len() != before
+    }
+
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
         self.entries.iter().find(|e| e.tool.name() == name).map(|e| e.tool.clone())
     }
@@ -212,6 +220,19 @@ mod tests {
         reg.register(Arc::new(Echo("echo"))).unwrap();
         let err = reg.validate("nope", &json!({})).unwrap_err();
         assert_eq!(err.to_string(), "Unknown tool `nope`. Known tools: echo.");
+    }
+
+    #[test]
+    fn a_tool_can_be_removed_and_its_name_reused() {
+        let mut reg = ToolRegistry::new();
+        reg.register(Arc::new(Echo("a"))).unwrap();
+        reg.register(Arc::new(Echo("b"))).unwrap();
+        assert!(reg.unregister("a"));
+        assert!(!reg.unregister("a"), "a second removal finds nothing");
+        assert_eq!(reg.names(), vec!["b"]);
+        assert!(reg.validate("a", &json!({})).is_err(), "a removed tool is unknown");
+        reg.register(Arc::new(Echo("a"))).unwrap();
+        assert_eq!(reg.names(), vec!["b", "a"]);
     }
 
     #[test]

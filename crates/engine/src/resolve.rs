@@ -214,8 +214,10 @@ impl Tool for ResolveTool {
         match params.action {
             ResolveAction::Apply => {
                 // An orphaned action has no apply to run: refused before anything, status kept.
-                if let Some(ActionStatus::Orphaned { .. }) = self.store.info(&top.id).map(|a| a.status) {
-                    return Err(ToolError::Failed(crate::stored::orphaned_apply_refusal(&top.id, &top.label)));
+                if let Some(ActionStatus::Orphaned { message }) = self.store.info(&top.id).map(|a| a.status) {
+                    return Err(ToolError::Failed(crate::stored::orphaned_apply_refusal(
+                        &top.id, &top.label, &message,
+                    )));
                 }
                 // The action is named in the apply's intent record (for a crash recovery).
                 let applying = crate::changeset::ApplyContext {

@@ -211,6 +211,8 @@ pub struct Session {
     decisions: broadcast::Sender<Decision>,
     closed: CancellationToken,
     recovery: Option<crate::changeset::Recovery>,
+    /// Bumped whenever tools are loaded or unloaded (see [`Session::subscribe_tools`]).
+    tools_changed: tokio::sync::watch::Sender<u64>,
 }
 
 /// Told about every transcript entry as it is recorded (e.g. to journal decisions).
@@ -261,6 +263,7 @@ impl Session {
             decisions,
             closed: CancellationToken::new(),
             recovery,
+            tools_changed: tokio::sync::watch::Sender::new(0),
         })
     }
 
@@ -315,7 +318,30 @@ impl Session {
         for tool in tools {
             registry.register(tool)?;
         }
+        drop(registry);
+        if !names.is_empty() {
+            self.tools_changed.send_modify(|n| *n += 1);
+        }
         Ok(names)
+    }
+
+    /// Removes a loaded tool at runtime (an external tool whose folder was removed or
+    /// edited); false when no tool has that name. `resolve` and `set_policy` stay.
+    pub fn unload(&self, name: &str) -> bool {
+        if name == RESOLVE_TOOL_NAME || name == SET_POLICY_TOOL_NAME {
+            return false;
+        }
+        let removed = self.registry.write().unwrap_or_else(|p| p.into_inner()).unregister(name);
+        if removed {
+            self.tools_changed.send_modify(|n| *n += 1);
+        }
+        removed
+    }
+
+    /// Told when the tool list changes (a load or an unload at runtime), so whatever offers
+    /// tools to an agent (MCP `list_changed`, the app's tool runner) can refresh it.
+    pub fn subscribe_tools(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.tools_changed.subscribe()
     }
 
     /// Every registered tool, hidden ones included (for a person's tool picker).

@@ -211,7 +211,7 @@ impl Session {
     fn rebuild(&self, stored: StoredAction) -> (PendingAction, ActionStatus) {
         let StoredAction { id, label, source_tool_name, details, created_at, origin, pushed_by, body } = stored;
         let orphan = |label: String, details: Option<Value>| {
-            let refusal = orphaned_apply_refusal(&id, &label);
+            let refusal = orphaned_apply_refusal(&id, &label, ORPHANED_MESSAGE);
             let action = PendingAction {
                 id: id.clone(),
                 label,
@@ -272,7 +272,11 @@ impl Session {
 
 /// What `resolve` answers when asked to apply an orphaned action: nothing is written and the
 /// action stays, orphaned.
-pub(crate) fn orphaned_apply_refusal(id: &str, label: &str) -> String {
+pub(crate) fn orphaned_apply_refusal(id: &str, label: &str, message: &str) -> String {
+    if message != ORPHANED_MESSAGE {
+        // Orphaned for another reason (an external tool's process died): its own message.
+        return format!("Cannot apply \"{label}\" ({id}): {message}");
+    }
     format!(
         "Cannot apply \"{label}\" ({id}): it is orphaned, restored after a restart without its apply (code that \
          could not be stored). Nothing was written; discard it, or run its preview again."

@@ -230,11 +230,24 @@ where
     // `resolve` is offered only while actions are pending: tell the client when that flips.
     let peer = running.peer().clone();
     let watcher_session = session.clone();
+    // Tools loaded or unloaded at runtime (external tools) change the list too.
+    let mut tools_changed = session.subscribe_tools();
     let watcher = tokio::spawn(async move {
         loop {
-            match events.recv().await {
-                Ok(_) | Err(RecvError::Lagged(_)) => {}
-                Err(RecvError::Closed) => break,
+            tokio::select! {
+                event = events.recv() => match event {
+                    Ok(_) | Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => break,
+                },
+                changed = tools_changed.changed() => {
+                    if changed.is_err() {
+                        break;
+                    }
+                    if peer.notify_tool_list_changed().await.is_err() {
+                        break;
+                    }
+                    continue;
+                }
             }
             let pending = watcher_session.store().has_pending();
             if pending != offered_resolve {

@@ -52,6 +52,11 @@ pub struct ActionSummary {
     /// Under the `human` policy: what an agent proposes for this action while it waits for
     /// the person (only ever on the top action).
     pub proposal: Option<Proposal>,
+    /// The structured data a tool pushed with the action (`details`), shown on a custom
+    /// action's card as a tree or table; absent when it gave none.
+    #[serde(default)]
+    #[ts(optional, type = "unknown")]
+    pub details: Option<serde_json::Value>,
 }
 
 /// An agent's `resolve` call under the `human` policy: it proposes, the person decides.

@@ -454,3 +454,36 @@ async def test_a_cancelled_resolve_leaves_the_action_pending(workspace, human_de
         discarded = await person({"tool": "resolve", "params": {"action": "discard", "reason": "not now"}})
         assert discarded["is_error"] is False, discarded
         assert discarded["details"]["source_tool_name"] == "ast_edit"
+
+
+PYTHON_SDK = Path(__file__).resolve().parents[4] / "tools" / "sdk" / "python" / "run.py"
+GREET_TOOL = """
+def factory(pi):
+    def execute(call_id, params):
+        pi.push_pending_action({'label': 'Greet ' + params['who'], 'apply': lambda reason: 'greeted ' + params['who'] + ': ' + reason})
+        return 'previewed a greeting'
+    return {'name': 'greet', 'label': 'Greet', 'description': 'd', 'parameters': {}, 'execute': execute}
+"""
+
+
+async def test_an_external_tool_dropped_in_while_connected_is_announced_and_callable(workspace, tmp_path):
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    async with client(headless(workspace), env=env) as (session, notes, _init):
+        assert "greet" not in await tool_names(session)
+        tool = workspace / ".resolve" / "tools" / "greet"
+        tool.mkdir(parents=True)
+        (tool / "tool.py").write_text(GREET_TOOL)
+        manifest = {
+            "name": "greet", "label": "Greet", "description": "Greets after review",
+            "parameters": {"type": "object", "properties": {"who": {"type": "string"}}, "required": ["who"]},
+            "command": sys.executable, "args": [str(PYTHON_SDK), "tool.py"],
+        }
+        (tool / "tool.json").write_text(json.dumps(manifest))
+        await notes.wait_for(types.ToolListChangedNotification, 1)
+        with anyio.fail_after(20):
+            while "greet" not in await tool_names(session):
+                await notes.wait_for(types.ToolListChangedNotification, notes.count(types.ToolListChangedNotification) + 1)
+        result = await session.call_tool("greet", {"who": "Ada"})
+        assert text_of(result).startswith("previewed a greeting"), text_of(result)
+        applied = await session.call_tool("resolve", {"action": "apply", "reason": "kind"})
+        assert text_of(applied) == "greeted Ada: kind"

@@ -122,7 +122,12 @@ origin: ToolCallInfo | null,
  * Under the `human` policy: what an agent proposes for this action while it waits for
  * the person (only ever on the top action).
  */
-proposal: Proposal | null, };
+proposal: Proposal | null, 
+/**
+ * The structured data a tool pushed with the action (`details`), shown on a custom
+ * action's card as a tree or table; absent when it gave none.
+ */
+details?: unknown, };
 
 /**
  * Status of a pending action (SPEC §2).
