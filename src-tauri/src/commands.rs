@@ -82,7 +82,8 @@ pub async fn resolve_action(
     expected_id: String,
 ) -> Result<wire::ResolveOutcome> {
     let (session, _) = state.session().await;
-    let resolve = Resolve { choice: convert::resolve_action(action), reason, expected_id: Some(expected_id) };
+    let resolve =
+        Resolve { choice: convert::resolve_action(action), reason, expected_id: Some(expected_id), leave_out: None };
     convert::resolve_outcome(session.resolve(Actor::Person, resolve).await)
 }
 
