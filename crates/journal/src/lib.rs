@@ -459,6 +459,8 @@ pub type WriteReport = Box<dyn Fn(&Path, Result<(), &JournalError>) + Send + 'st
 /// A write of another kind than a decision, run on the writer thread (e.g. undo data).
 pub type JournalJob = Box<dyn FnOnce(&Journal) -> Result<(), JournalError> + Send + 'static>;
 
+// One job at a time through a channel: boxing the decision would buy nothing.
+#[allow(clippy::large_enum_variant)]
 enum Job {
     Record(Decision),
     Flush(mpsc::Sender<()>),
