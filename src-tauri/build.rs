@@ -30,6 +30,7 @@ fn main() {
         "get_since_preview",
         "undo_decision",
         "redo_decision",
+        "get_file_replacements",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

@@ -68,6 +68,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             commands::get_since_preview,
             commands::undo_decision,
             commands::redo_decision,
+            commands::get_file_replacements,
         ])
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {

@@ -47,7 +47,7 @@ pub use lock::LOCK_WAIT;
 use metadata::summarise;
 pub use metadata::{ChangeCounts, ChangeKind, FileSummary};
 pub use recovery::{recover, ApplyContext, Recovery, RecoveryOutcome};
-pub use select::{grouped, LeaveOut, LeftOutReplacements, PartialApply, Replacement, Replacements};
+pub use select::{grouped, LeaveOut, LeftOutReplacements, PartialApply, Replacement, ReplacementRow, Replacements};
 
 use crate::diff::{self, FileDiff};
 use crate::tool::ToolError;

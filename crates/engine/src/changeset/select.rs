@@ -218,6 +218,28 @@ fn count(n: usize, one: &str, many: &str) -> String {
     format!("{} {}", grouped(n), if n == 1 { one } else { many })
 }
 
+/// One replacement as a person reads it (the UI's replacement list).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplacementRow {
+    pub id: u32,
+    pub line: u32,
+    /// The replaced text, shortened to a few hundred characters (ending with `…`).
+    pub old: String,
+    /// The text written instead, shortened the same way.
+    pub new: String,
+}
+
+/// Characters of a replacement's old or new text shown in a row.
+const SNIPPET_CHARS: usize = 200;
+
+fn snippet(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    match text.char_indices().nth(SNIPPET_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.into_owned(),
+    }
+}
+
 /// A path as given, or without a leading `./`.
 fn normalise(path: &str) -> &str {
     path.strip_prefix("./").unwrap_or(path)
@@ -244,6 +266,26 @@ impl ChangeSet {
     /// The single replacements of `path`'s edit, when its tool gave them.
     pub fn replacements(&self, path: &str) -> Option<&Arc<Replacements>> {
         self.replacements.get(path)
+    }
+
+    /// The rows of `path`'s replacements (old and new text shortened), or `None` when its
+    /// edit does not know them.
+    pub fn replacement_rows(&self, path: &str) -> Option<Vec<ReplacementRow>> {
+        let before = match self.changes.iter().find(|c| c.path() == path) {
+            Some(Change::Edit { before, .. }) => before,
+            _ => return None,
+        };
+        let reps = self.replacements.get(path)?;
+        Some(
+            reps.iter()
+                .map(|r| ReplacementRow {
+                    id: r.id,
+                    line: r.line,
+                    old: snippet(before.get(r.start..r.end).unwrap_or_default()),
+                    new: snippet(r.text),
+                })
+                .collect(),
+        )
     }
 
     /// The part of this change set `leave_out` keeps, and what it leaves out. Refuses (with a
@@ -366,6 +408,23 @@ mod tests {
             from = start + old.len();
         }
         r
+    }
+
+    #[test]
+    fn rows_show_old_and_new_text_shortened() {
+        let before = format!("a(1)\n{}\n", "z".repeat(300));
+        let mut cs = ChangeSet::new();
+        let long = "y".repeat(300);
+        let after = format!("x(1)\n{long}\n");
+        cs.edit("f", before.as_bytes().to_vec(), after.into_bytes());
+        let r = reps(&before, &[("a(1)", "x(1)"), (&"z".repeat(300), &long)]);
+        assert!(cs.set_replacements("f", r));
+        let rows = cs.replacement_rows("f").unwrap();
+        assert_eq!((rows[0].id, rows[0].line, rows[0].old.as_str(), rows[0].new.as_str()), (1, 1, "a(1)", "x(1)"));
+        assert_eq!(rows[1].line, 2);
+        assert_eq!(rows[1].new.chars().count(), 201, "shortened, with an ellipsis");
+        assert!(rows[1].new.ends_with('…'));
+        assert!(cs.replacement_rows("other").is_none());
     }
 
     #[test]
