@@ -21,6 +21,8 @@ import type {
   RenameRow,
   ResolveChoice,
   ResolveOutcome,
+  LeaveOut,
+  FileReplacements,
   ScriptStep,
   SessionInfo,
   SincePreview,
@@ -69,7 +71,8 @@ export interface Backend {
   /** `context`: lines around changes; `null` = backend default (3); huge = whole file. */
   getFileDiff(actionId: string, path: string, context: number | null): Promise<FileDiff>;
   getActionRenames(actionId: string): Promise<RenameRow[]>;
-  resolveAction(action: ResolveChoice, reason: string, expectedId: string): Promise<ResolveOutcome>;
+  /** `leaveOut` (apply only): a partial apply; absent or `null` = the whole action. */
+  resolveAction(action: ResolveChoice, reason: string, expectedId: string, leaveOut?: LeaveOut | null): Promise<ResolveOutcome>;
   listHistory(): Promise<HistoryEntry[]>;
   listTools(): Promise<ToolInfo[]>;
   runTool(name: string, params: unknown): Promise<ToolRunOutcome>;
@@ -125,6 +128,8 @@ export interface Backend {
   undoDecision(decisionId: string, reason: string): Promise<ResolveOutcome>;
   /** Writes an undone entry's bytes again; like `undoDecision`. */
   redoDecision(decisionId: string, reason: string): Promise<ResolveOutcome>;
+  /** The single replacements of one `ast_edit` file, which a partial apply can leave out one by one. */
+  getFileReplacements(actionId: string, path: string): Promise<FileReplacements>;
 }
 
 /** What the settings panel saves (the key itself never crosses). */

@@ -8,7 +8,7 @@ import type { AgentSettingsInput } from './backend';
 import type {
   AgentSettings, AgentUpdate, CloseRequested, ExportOutcome, HistoryPage, ConversationView, NewConversationOutcome, Notice, Policy,
   FileDiff, FileEntry, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
-  ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome, SincePreview,
+  ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome, SincePreview, FileReplacements,
 } from './generated/protocol';
 
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
@@ -33,8 +33,8 @@ export function createTauriBackend(): Backend {
     getFileDiff: (actionId, path, context) =>
       call<FileDiff>('get_file_diff', { actionId, path, context }),
     getActionRenames: (actionId) => call<RenameRow[]>('get_action_renames', { actionId }),
-    resolveAction: (action: ResolveChoice, reason, expectedId) =>
-      call<ResolveOutcome>('resolve_action', { action, reason, expectedId }),
+    resolveAction: (action: ResolveChoice, reason, expectedId, leaveOut) =>
+      call<ResolveOutcome>('resolve_action', leaveOut ? { action, reason, expectedId, leaveOut } : { action, reason, expectedId }),
     listHistory: () => call<HistoryEntry[]>('list_history'),
     undoDecision: (decisionId, reason) => call<ResolveOutcome>('undo_decision', { decisionId, reason }),
     redoDecision: (decisionId, reason) => call<ResolveOutcome>('redo_decision', { decisionId, reason }),
@@ -91,5 +91,6 @@ export function createTauriBackend(): Backend {
       }
     },
     getSincePreview: (actionId, path) => call<SincePreview>('get_since_preview', { actionId, path }),
+    getFileReplacements: (actionId, path) => call<FileReplacements>('get_file_replacements', { actionId, path }),
   };
 }

@@ -5,6 +5,7 @@ import {
   toBackendError,
   type ActionSummary, type Backend, type HistoryEntry, type ResolveChoice, type SessionInfo,
 } from '../ipc/backend';
+import { PartialPicks } from './partial.svelte';
 
 export function message(err: unknown): string {
   return toBackendError(err).message;
@@ -25,6 +26,9 @@ export class Review {
   busy = $state(false);
   rerunBusy = $state(false);
   resolveError: string | null = $state(null);
+
+  /** What the person unticked, per action id (partial apply). */
+  readonly picks = new PartialPicks();
 
   readonly selected = $derived(this.actions.find((a) => a.id === this.selectedId) ?? null);
   readonly top = $derived(this.actions[0] ?? null);
@@ -132,9 +136,16 @@ export class Review {
     this.deferred = null;
     this.resolveError = null;
     try {
-      const outcome = await this.backend.resolveAction(choice, this.reason, action.id);
+      // Nothing unticked: no `leaveOut`, today's full apply exactly.
+      const leaveOut = choice === 'apply' ? this.picks.leaveOut(action.id) : null;
+      const outcome = leaveOut
+        ? await this.backend.resolveAction(choice, this.reason, action.id, leaveOut)
+        : await this.backend.resolveAction(choice, this.reason, action.id);
       this.banner = { text: outcome.text, isError: outcome.isError };
-      if (!outcome.isError) this.reason = '';
+      if (!outcome.isError) {
+        this.reason = '';
+        this.picks.clear(action.id);
+      }
       await this.refreshAll();
     } catch (err) {
       const e = toBackendError(err);
