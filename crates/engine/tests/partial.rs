@@ -297,7 +297,7 @@ async fn the_undo_of_a_partial_apply_covers_exactly_what_was_written() {
 }
 
 #[tokio::test]
-async fn a_restored_action_leaves_out_files_but_refuses_single_replacements() {
+async fn a_restored_action_keeps_its_replacements_and_one_stored_without_them_refuses_them() {
     let (d, s) = session();
     let files = three(d.path());
     let saved = Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -311,11 +311,28 @@ async fn a_restored_action_leaves_out_files_but_refuses_single_replacements() {
     let stored: Vec<StoredAction> = saved.lock().unwrap().clone();
     assert_eq!(stored.len(), 1);
     drop(s);
+
+    // Restored with its replacements: single ones can be left out after a restart.
     let s = Session::with_store(d.path(), ResolvePolicy::Agent, PendingActionStore::with_id_prefix("q")).unwrap();
-    s.restore(stored);
+    s.restore(stored.clone());
+    let r = apply(&s, json!({"replacements": {"a.ts": [1]}})).await;
+    assert!(!r.is_error, "{}", r.text_content());
+    assert_eq!(read(d.path(), "a.ts"), "log(1);\ninfo(2);\n");
+    assert_eq!(read(d.path(), "b.ts"), "info(3);\n");
+
+    // Stored without them (an older journal row): files can be left out, single ones cannot.
+    for (p, t) in files {
+        write(d.path(), p, t);
+    }
+    let mut old = stored;
+    if let StoredBody::ChangeSet { replacements, .. } = &mut old[0].body {
+        replacements.clear();
+    }
+    let s = Session::with_store(d.path(), ResolvePolicy::Agent, PendingActionStore::with_id_prefix("r")).unwrap();
+    s.restore(old);
     let r = apply(&s, json!({"replacements": {"a.ts": [1]}})).await;
     assert!(r.is_error);
-    assert!(r.text_content().contains("not after a restart"), "{}", r.text_content());
+    assert!(r.text_content().starts_with("Single replacements of \"a.ts\" cannot be left out"), "{}", r.text_content());
     let r = apply(&s, json!({"files": ["a.ts"]})).await;
     assert!(!r.is_error, "{}", r.text_content());
     assert_eq!(read(d.path(), "a.ts"), A);

@@ -341,7 +341,9 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX undo_by_age ON undo (at_ms, id);",
     // partial apply: what an apply applied and left out (JSON of `PartialApply`), else NULL.
-    "ALTER TABLE decisions ADD COLUMN partial TEXT;",
+    // (and the single replacements of a pending `ast_edit` edit, so they survive a restart).
+    "ALTER TABLE decisions ADD COLUMN partial TEXT;
+    ALTER TABLE pending_changes ADD COLUMN replacements BLOB;",
 ];
 
 /// The schema version this build writes.

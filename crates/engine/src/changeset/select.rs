@@ -81,6 +81,44 @@ impl Replacements {
         (1..=self.spans.len() as u32).filter_map(|id| self.get(id))
     }
 
+    /// A compact binary form (for keeping pending actions across restarts): the count, then
+    /// per replacement its line, start, end and text, little-endian.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(8 + self.spans.len() * 28 + self.inserts.len());
+        out.extend_from_slice(&(self.spans.len() as u64).to_le_bytes());
+        for r in self.iter() {
+            out.extend_from_slice(&r.line.to_le_bytes());
+            out.extend_from_slice(&(r.start as u64).to_le_bytes());
+            out.extend_from_slice(&(r.end as u64).to_le_bytes());
+            out.extend_from_slice(&(r.text.len() as u64).to_le_bytes());
+            out.extend_from_slice(r.text);
+        }
+        out
+    }
+
+    /// Reads [`to_bytes`](Self::to_bytes); `None` for anything else (truncated, trailing bytes).
+    pub fn from_bytes(data: &[u8]) -> Option<Self> {
+        let mut at = 0usize;
+        let mut take = |n: usize| -> Option<&[u8]> {
+            let end = at.checked_add(n).filter(|&e| e <= data.len())?;
+            let s = &data[at..end];
+            at = end;
+            Some(s)
+        };
+        let u64_at = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+        let count = usize::try_from(u64_at(take(8)?)).ok()?;
+        let mut out = Replacements::new();
+        for _ in 0..count {
+            let line = u32::from_le_bytes(take(4)?.try_into().ok()?);
+            let start = usize::try_from(u64_at(take(8)?)).ok()?;
+            let end = usize::try_from(u64_at(take(8)?)).ok()?;
+            let len = usize::try_from(u64_at(take(8)?)).ok()?;
+            let text = take(len)?;
+            out.push(line, start, end, text);
+        }
+        (at == data.len()).then_some(out)
+    }
+
     /// `before` with the replacements `keep` says yes to; `None` when a range does not fit
     /// `before` (out of bounds or out of order).
     pub fn rebuild(&self, before: &[u8], keep: impl Fn(u32) -> bool) -> Option<Vec<u8>> {
@@ -318,7 +356,7 @@ impl ChangeSet {
             }
             let Some(known) = self.replacements.get(p) else {
                 return Err(format!(
-                    "Single replacements of \"{f}\" cannot be left out: this action does not know them (only an ast_edit preview does, and not after a restart). Leave out the whole file (`leave_out.files`), or run the preview again."
+                    "Single replacements of \"{f}\" cannot be left out: this action does not know them (only an ast_edit preview keeps them). Leave out the whole file (`leave_out.files`), or run the preview again."
                 ));
             };
             for &id in ids {
@@ -425,6 +463,16 @@ mod tests {
         assert_eq!(rows[1].new.chars().count(), 201, "shortened, with an ellipsis");
         assert!(rows[1].new.ends_with('…'));
         assert!(cs.replacement_rows("other").is_none());
+    }
+
+    #[test]
+    fn the_binary_form_reads_back_and_refuses_garbage() {
+        let r = reps("a(1) a(22)\n", &[("a(1)", "x(1)"), ("a(22)", "")]);
+        let bytes = r.to_bytes();
+        assert_eq!(Replacements::from_bytes(&bytes), Some(r));
+        assert_eq!(Replacements::from_bytes(&bytes[..bytes.len() - 1]), None);
+        assert_eq!(Replacements::from_bytes(&[bytes.as_slice(), b"x"].concat()), None);
+        assert_eq!(Replacements::from_bytes(b""), None);
     }
 
     #[test]
