@@ -172,7 +172,7 @@ pub fn history_entry(h: &engine::HistoryEntry, earlier_session: bool) -> wire::H
         proposal: h.proposal.as_ref().map(proposal),
         undo: None,
         asked_by: None,
-        partial_text: h.details.partial.as_ref().map(engine::PartialApply::history_text),
+        partial_text: h.details.partial.as_deref().map(engine::PartialApply::history_text),
     }
 }
 

@@ -51,8 +51,9 @@ pub struct ResolveDetails {
     pub action_id: String,
     /// A partial apply: what was applied and what was left out (discarded in the same
     /// decision). `None` for a full apply and for a discard.
+    /// Boxed: most results have none, and the details travel in events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub partial: Option<PartialApply>,
+    pub partial: Option<Box<PartialApply>>,
 }
 
 impl ResolveDetails {
@@ -344,7 +345,7 @@ impl Tool for ResolveTool {
                             ToolError::Failed("No workspace is open in this runtime; apply the whole action.".into())
                         })?;
                         let (kept, partial) = select_part(&top, leave_out)?;
-                        details.partial = Some(partial.clone());
+                        details.partial = Some(Box::new(partial.clone()));
                         Some((kept, partial, ws))
                     }
                     None => None,

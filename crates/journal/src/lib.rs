@@ -71,7 +71,7 @@ impl Decision {
             is_error: h.is_error,
             text: h.text.clone(),
             client: h.client.clone(),
-            partial: h.details.partial.clone(),
+            partial: h.details.partial.as_deref().cloned(),
         }
     }
 
@@ -105,7 +105,7 @@ impl Decision {
             source_tool_name: self.source_tool_name.clone(),
             label: self.label.clone(),
             action_id: self.action_id.clone(),
-            partial: self.partial.clone(),
+            partial: self.partial.clone().map(Box::new),
         };
         HistoryEntry {
             header: render_resolve_header(&details, self.is_error, &self.text),
