@@ -32,6 +32,7 @@ fn main() {
         "redo_decision",
         "get_file_texts",
         "cancel_tool_run",
+        "get_file_replacements",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

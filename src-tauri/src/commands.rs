@@ -80,9 +80,15 @@ pub async fn resolve_action(
     action: wire::ResolveChoice,
     reason: String,
     expected_id: String,
+    leave_out: Option<wire::LeaveOut>,
 ) -> Result<wire::ResolveOutcome> {
     let (session, _) = state.session().await;
-    let resolve = Resolve { choice: convert::resolve_action(action), reason, expected_id: Some(expected_id) };
+    let resolve = Resolve {
+        choice: convert::resolve_action(action),
+        reason,
+        expected_id: Some(expected_id),
+        leave_out: leave_out.map(convert::leave_out),
+    };
     convert::resolve_outcome(session.resolve(Actor::Person, resolve).await)
 }
 
@@ -384,4 +390,36 @@ pub async fn redo_decision(
     reason: String,
 ) -> Result<wire::ResolveOutcome> {
     crate::undo::run(&state, resolve_engine::ResolveAction::Redo, decision_id, reason).await
+}
+
+/// The single replacements of one `ast_edit` file of an action, which a partial apply can
+/// leave out one by one; `note` says why a file has none to offer.
+#[tauri::command]
+pub async fn get_file_replacements(
+    state: State<'_, AppState>,
+    action_id: String,
+    path: String,
+) -> Result<wire::FileReplacements> {
+    let (session, _) = state.session().await;
+    let action = session.store().get(&action_id).ok_or_else(|| unknown_action(&action_id))?;
+    let cs = action.change_set.clone().ok_or_else(|| {
+        IpcError::new(IpcErrorCode::UnknownFile, format!("Action {action_id} has no file changes to show."))
+    })?;
+    if !cs.changes().iter().any(|c| c.path() == path) {
+        return Err(IpcError::new(IpcErrorCode::UnknownFile, format!("{path} is not part of action {action_id}.")));
+    }
+    Ok(match cs.replacement_rows(&path) {
+        Some(rows) => wire::FileReplacements {
+            path,
+            replacements: rows.into_iter().map(convert::file_replacement).collect(),
+            note: None,
+        },
+        None => wire::FileReplacements {
+            path,
+            replacements: Vec::new(),
+            note: Some(
+                "Single replacements cannot be left out of this file (only an ast_edit preview keeps them, and not after a restart); you can leave out the whole file.".into(),
+            ),
+        },
+    })
 }

@@ -179,7 +179,17 @@ pub fn history_entry(h: &engine::HistoryEntry, earlier_session: bool) -> wire::H
         proposal: h.proposal.as_ref().map(proposal),
         undo: None,
         asked_by: None,
+        partial_text: h.details.partial.as_deref().map(engine::PartialApply::history_text),
     }
+}
+
+/// The wire's `leaveOut` as the engine's.
+pub fn leave_out(l: wire::LeaveOut) -> engine::LeaveOut {
+    engine::LeaveOut { files: l.files, replacements: l.replacements }
+}
+
+pub fn file_replacement(r: engine::ReplacementRow) -> wire::FileReplacement {
+    wire::FileReplacement { id: r.id, line: r.line, old: r.old, new: r.new }
 }
 
 pub fn actor(a: engine::Actor) -> wire::Actor {

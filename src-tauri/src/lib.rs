@@ -71,6 +71,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             commands::redo_decision,
             commands::get_file_texts,
             commands::cancel_tool_run,
+            commands::get_file_replacements,
         ])
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {

@@ -706,7 +706,8 @@ fn the_demo_fixture_is_what_the_real_demo_workspace_shows() {
         assert_eq!(&t.path, path);
         let lines = t.new.as_deref().map_or(0, |n| n.lines().count()) as u32;
         let hunks = fixture["diffs"][edit][path]["hunks"].as_array().unwrap();
-        let last_new = hunks.last().map_or(0, |h| h["newStart"].as_u64().unwrap() + h["newLines"].as_u64().unwrap() - 1);
+        let last_new =
+            hunks.last().map_or(0, |h| h["newStart"].as_u64().unwrap() + h["newLines"].as_u64().unwrap() - 1);
         assert!(last_new as u32 <= lines, "{path}: the whole text covers every hunk");
     }
     let err = invoke(&app, "get_file_texts", json!({"actionId": raw_edit, "path": "nope.ts"})).unwrap_err();
@@ -864,4 +865,63 @@ fn undo_and_redo_from_the_history_write_the_old_bytes_and_survive_a_restart() {
 /// The app on an existing workspace and data folder, nothing queued.
 fn start_in_existing(ws: tempfile::TempDir, data: tempfile::TempDir) -> App {
     start_with(ws, data, false)
+}
+
+#[test]
+fn a_partial_apply_leaves_out_one_replacement_and_the_history_says_so() {
+    let app = start();
+    let queue = invoke(&app, "list_actions", json!({})).unwrap();
+    let top = queue["actions"][0]["id"].as_str().unwrap().to_string();
+    let below = queue["actions"][1]["id"].as_str().unwrap().to_string();
+
+    let reps = invoke(&app, "get_file_replacements", json!({"actionId": top, "path": "src/a.ts"})).unwrap();
+    assert_eq!(reps["note"], Value::Null);
+    assert_eq!(reps["replacements"][0], json!({"id": 1, "line": 1, "old": "console.log(1)", "new": "logger.debug(1)"}));
+    assert_eq!(reps["replacements"][1]["line"], 2);
+    let err = invoke(&app, "get_file_replacements", json!({"actionId": top, "path": "nope.ts"})).unwrap_err();
+    assert_eq!(err["code"], "unknownFile");
+    let renames = invoke(&app, "get_file_replacements", json!({"actionId": below, "path": "photos/p1.jpg"})).unwrap();
+    assert!(renames["note"].as_str().unwrap().starts_with("Single replacements cannot be left out"), "{renames}");
+
+    // A wrong id is refused with the action still on top and nothing written.
+    let err = invoke(
+        &app,
+        "resolve_action",
+        json!({"action": "apply", "reason": "r", "expectedId": top, "leaveOut": {"files": [], "replacements": {"src/a.ts": [3]}}}),
+    )
+    .unwrap_err();
+    assert_eq!(err["code"], "invalidParams");
+    assert!(err["message"].as_str().unwrap().contains("replacement 3 of \"src/a.ts\""), "{err}");
+    assert_eq!(invoke(&app, "list_actions", json!({})).unwrap()["actions"][0]["id"], top);
+
+    let out = invoke(
+        &app,
+        "resolve_action",
+        json!({"action": "apply", "reason": "not the second", "expectedId": top, "leaveOut": {"files": [], "replacements": {"src/a.ts": [2]}}}),
+    )
+    .unwrap();
+    assert_eq!(out["isError"], false, "{out}");
+    assert_eq!(out["text"], "Applied: AST Edit: 2 replacements in 1 file.\nLeft out 1 of 2 replacements in src/a.ts");
+    let written = fs::read_to_string(app.ws.path().join("src/a.ts")).unwrap();
+    assert_eq!(written, "logger.debug(1);\nconsole.log(\"é\", 2);\n");
+    let history = invoke(&app, "list_history", json!({})).unwrap();
+    assert_eq!(history[0]["partialText"], "applied 1 of 2 replacements");
+
+    // A selection on the rename table is refused; the action stays pending.
+    let err = invoke(
+        &app,
+        "resolve_action",
+        json!({"action": "apply", "reason": "r", "expectedId": below, "leaveOut": {"files": ["photos/p1.jpg"], "replacements": {}}}),
+    )
+    .unwrap_err();
+    assert_eq!(err["code"], "invalidParams");
+    // Without `leaveOut` (or with nothing in it) an apply is a full one.
+    let out = invoke(
+        &app,
+        "resolve_action",
+        json!({"action": "apply", "reason": "all", "expectedId": below, "leaveOut": null}),
+    )
+    .unwrap();
+    assert_eq!(out["isError"], false, "{out}");
+    assert!(app.ws.path().join("photos/p1.jpg").exists());
 }

@@ -24,7 +24,7 @@ const CASES: u32 = 2000;
 const AST_KEYS: [&str; 6] = ["ops", "lang", "path", "glob", "sel", "limit"];
 const OP_KEYS: [&str; 2] = ["pat", "out"];
 const BATCH_KEYS: [&str; 3] = ["files", "find", "replace"];
-const RESOLVE_KEYS: [&str; 3] = ["action", "reason", "expected_id"];
+const RESOLVE_KEYS: [&str; 4] = ["action", "reason", "expected_id", "leave_out"];
 
 fn known_keys(tool: &str) -> &'static [&'static str] {
     match tool {

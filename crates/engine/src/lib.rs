@@ -54,6 +54,7 @@ pub use changeset::{
     EntryKind, FileSummary, Recovery, RecoveryOutcome,
 };
 pub use changeset::{Affected, SincePreview};
+pub use changeset::{LeaveOut, LeftOutReplacements, PartialApply, Replacement, ReplacementRow, Replacements};
 pub use custom::{CustomToolApi, CustomToolPendingAction, ToolFactory};
 pub use diff::{language_for_path, DiffLine, FileDiff, Hunk, LineKind};
 pub use pending::{

@@ -12,8 +12,10 @@ use futures::FutureExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::pending::{ActionStatus, PendingActionStore};
+use crate::changeset::{ChangeSet, LeaveOut, PartialApply};
+use crate::pending::{ActionKind, ActionStatus, PendingAction, PendingActionStore};
 use crate::tool::{Content, ErrorCode, Tool, ToolContext, ToolError, ToolResult};
+use crate::workspace::Workspace;
 
 pub const RESOLVE_TOOL_NAME: &str = "resolve";
 
@@ -47,6 +49,11 @@ pub struct ResolveDetails {
     pub source_tool_name: String,
     pub label: String,
     pub action_id: String,
+    /// A partial apply: what was applied and what was left out (discarded in the same
+    /// decision). `None` for a full apply and for a discard.
+    /// Boxed: most results have none, and the details travel in events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial: Option<Box<PartialApply>>,
 }
 
 impl ResolveDetails {
@@ -64,10 +71,12 @@ pub(crate) struct ResolveParams {
     /// Verbatim, byte for byte (SPEC §4): never trimmed or otherwise altered.
     pub reason: String,
     pub expected_id: Option<String>,
+    /// What to leave out of an apply (a partial apply); `None` when nothing is left out.
+    pub leave_out: Option<LeaveOut>,
 }
 
 /// The keys `resolve` takes.
-const RESOLVE_KEYS: [&str; 3] = ["action", "reason", "expected_id"];
+const RESOLVE_KEYS: [&str; 4] = ["action", "reason", "expected_id", "leave_out"];
 
 /// The message for a missing or blank reason.
 pub(crate) const BLANK_REASON: &str = "`reason` must be a non-empty string: say why you apply or discard this action.";
@@ -110,7 +119,16 @@ impl ResolveParams {
                 )))
             }
         };
-        Ok(Self { action, reason, expected_id })
+        let leave_out = match obj.get("leave_out") {
+            None | Some(Value::Null) => None,
+            Some(value) => Some(parse_leave_out(value)?).filter(|l| !l.is_empty()),
+        };
+        if leave_out.is_some() && action == ResolveAction::Discard {
+            return Err(invalid(
+                "`leave_out` is only for \"apply\": a discard drops the whole action. Remove `leave_out`, or apply with it.".into(),
+            ));
+        }
+        Ok(Self { action, reason, expected_id, leave_out })
     }
 
     /// `Err(IdMismatch)` when `expected_id` was given and the top action has another id.
@@ -124,6 +142,90 @@ impl ResolveParams {
             _ => Ok(()),
         }
     }
+}
+
+/// Reads `leave_out`: `{"files": ["a.ts"], "replacements": {"src/x.ts": [3, 7]}}`.
+fn parse_leave_out(value: &Value) -> Result<LeaveOut, ToolError> {
+    let invalid = |message: String| ToolError::InvalidParams(message);
+    const SHAPE: &str = "{\"files\": [\"src/a.ts\"], \"replacements\": {\"src/x.ts\": [3, 7]}}";
+    let Value::Object(obj) = value else {
+        return Err(invalid(format!(
+            "`leave_out` must be an object like {SHAPE}, got {}.",
+            crate::params::quote(value)
+        )));
+    };
+    crate::params::check_known_keys(RESOLVE_TOOL_NAME, "leave_out", obj, &["files", "replacements"])?;
+    let mut leave_out = LeaveOut::default();
+    match obj.get("files") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => {
+            for item in items {
+                match item {
+                    Value::String(s) if !s.trim().is_empty() => leave_out.files.push(s.clone()),
+                    other => {
+                        return Err(invalid(format!(
+                            "`leave_out.files` must list workspace-relative paths (strings), got {}.",
+                            crate::params::quote(other)
+                        )))
+                    }
+                }
+            }
+        }
+        Some(other) => {
+            return Err(invalid(format!(
+                "`leave_out.files` must be a list of workspace-relative paths, got {}.",
+                crate::params::quote(other)
+            )))
+        }
+    }
+    match obj.get("replacements") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(map)) => {
+            for (path, ids) in map {
+                let bad = |v: &Value| {
+                    invalid(format!(
+                        "`leave_out.replacements[\"{path}\"]` must be a list of replacement ids (whole numbers from 1), got {}.",
+                        crate::params::quote(v)
+                    ))
+                };
+                let Value::Array(items) = ids else { return Err(bad(ids)) };
+                let mut list = Vec::with_capacity(items.len());
+                for item in items {
+                    match item.as_u64().filter(|&n| n >= 1 && n <= u32::MAX as u64) {
+                        Some(n) => list.push(n as u32),
+                        None => return Err(bad(item)),
+                    }
+                }
+                leave_out.replacements.insert(path.clone(), list);
+            }
+        }
+        Some(other) => {
+            return Err(invalid(format!(
+                "`leave_out.replacements` must map a file to the ids of its replacements to leave out, like {SHAPE}, got {}.",
+                crate::params::quote(other)
+            )))
+        }
+    }
+    Ok(leave_out)
+}
+
+/// The part of `top` that `leave_out` keeps, or why it cannot be left out of.
+fn select_part(top: &PendingAction, leave_out: &LeaveOut) -> Result<(Arc<ChangeSet>, PartialApply), ToolError> {
+    let cs = match (top.kind(), &top.change_set) {
+        (ActionKind::ChangeSet, Some(cs)) => cs,
+        (kind, _) => {
+            let what = match kind {
+                ActionKind::Rename => "a rename table",
+                _ => "a custom tool's action without a file list",
+            };
+            return Err(ToolError::InvalidParams(format!(
+                "`leave_out` needs an action with a file list (a change set), but \"{}\" is {what}: apply or discard it whole (call again without `leave_out`).",
+                top.label
+            )));
+        }
+    };
+    let (kept, partial) = cs.select(leave_out).map_err(ToolError::InvalidParams)?;
+    Ok((Arc::new(kept), partial))
 }
 
 /// A decision that took an action off the stack, published right after the removal (whose
@@ -140,6 +242,8 @@ pub(crate) struct Decision {
 
 pub(crate) struct ResolveTool {
     store: Arc<PendingActionStore>,
+    /// Where a partial apply writes (the session's workspace).
+    workspace: Option<Arc<Workspace>>,
     decisions: tokio::sync::broadcast::Sender<Decision>,
     /// One resolve at a time per session.
     lock: tokio::sync::Mutex<()>,
@@ -147,7 +251,13 @@ pub(crate) struct ResolveTool {
 
 impl ResolveTool {
     pub(crate) fn new(store: Arc<PendingActionStore>, decisions: tokio::sync::broadcast::Sender<Decision>) -> Self {
-        Self { store, decisions, lock: tokio::sync::Mutex::new(()) }
+        Self { store, workspace: None, decisions, lock: tokio::sync::Mutex::new(()) }
+    }
+
+    /// Lets `leave_out` apply part of an action in `workspace`.
+    pub(crate) fn with_workspace(mut self, workspace: Arc<Workspace>) -> Self {
+        self.workspace = Some(workspace);
+        self
     }
 
     /// Takes the action off the stack, then publishes the decision.
@@ -175,7 +285,8 @@ impl Tool for ResolveTool {
     fn description(&self) -> &str {
         "Apply or discard the most recent pending preview (the top of the pending-action stack). \
          `action`: \"apply\" makes the previewed change persistent, \"discard\" drops it. \
-         `reason`: why, in a sentence (required)."
+         `reason`: why, in a sentence (required). Optional `leave_out` (apply only): \
+         `{\"files\": [paths], \"replacements\": {path: [ids]}}` applies the rest and discards what it names."
     }
     fn parameters(&self) -> Value {
         json!({
@@ -183,7 +294,16 @@ impl Tool for ResolveTool {
             "properties": {
                 "action": {"type": "string", "enum": ["apply", "discard"], "description": "apply or discard the top pending action"},
                 "reason": {"type": "string", "minLength": 1, "description": "why (shown in the history)"},
-                "expected_id": {"type": "string", "description": "optional: the id of the action you reviewed; the call fails if another action is on top"}
+                "expected_id": {"type": "string", "description": "optional: the id of the action you reviewed; the call fails if another action is on top"},
+                "leave_out": {
+                    "type": "object",
+                    "description": "optional, apply only: what to leave out (discarded in the same decision); the rest is applied",
+                    "properties": {
+                        "files": {"type": "array", "items": {"type": "string"}, "description": "workspace-relative paths from the action's file list"},
+                        "replacements": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}}, "description": "ast_edit only: file path -> ids of single replacements to leave out"}
+                    },
+                    "additionalProperties": false
+                }
             },
             "required": ["action", "reason"],
             "additionalProperties": false
@@ -209,8 +329,9 @@ impl Tool for ResolveTool {
             source_tool_name: top.source_tool_name.clone(),
             label: top.label.clone(),
             action_id: top.id.clone(),
+            partial: None,
         };
-        let details_json = serde_json::to_value(&details).unwrap_or(Value::Null);
+        let mut details = details;
         match params.action {
             ResolveAction::Apply => {
                 // An orphaned action has no apply to run: refused before anything, status kept.
@@ -219,6 +340,19 @@ impl Tool for ResolveTool {
                         &top.id, &top.label, &message,
                     )));
                 }
+                // A partial apply: refused before anything runs when the selection is wrong.
+                let part = match &params.leave_out {
+                    Some(leave_out) => {
+                        let ws = self.workspace.clone().ok_or_else(|| {
+                            ToolError::Failed("No workspace is open in this runtime; apply the whole action.".into())
+                        })?;
+                        let (kept, partial) = select_part(&top, leave_out)?;
+                        details.partial = Some(Box::new(partial.clone()));
+                        Some((kept, partial, ws))
+                    }
+                    None => None,
+                };
+                let details_json = serde_json::to_value(&details).unwrap_or(Value::Null);
                 // The action is named in the apply's intent record (for a crash recovery).
                 let applying = crate::changeset::ApplyContext {
                     action_id: top.id.clone(),
@@ -227,7 +361,11 @@ impl Tool for ResolveTool {
                     actor: crate::session::CALL_SCOPE.try_with(|s| s.actor).ok(),
                     client: crate::session::CALL_SCOPE.try_with(|s| s.client.clone()).ok().flatten(),
                 };
-                let apply = crate::changeset::recovery::APPLYING.scope(applying, (top.apply)(reason.clone()));
+                let run = match &part {
+                    None => (top.apply)(reason.clone()),
+                    Some((kept, partial, ws)) => apply_part(&top.label, kept.clone(), partial, ws.clone()).boxed(),
+                };
+                let apply = crate::changeset::recovery::APPLYING.scope(applying, run);
                 let outcome = AssertUnwindSafe(apply).catch_unwind().await;
                 let failure = match outcome {
                     Ok(Ok(result)) if !result.is_error => {
@@ -236,8 +374,14 @@ impl Tool for ResolveTool {
                             result.content = vec![Content::Text { text: format!("Applied: {}.", top.label) }];
                         }
                         result.details = Some(details_json);
-                        if let Some(cs) = top.change_set.clone() {
-                            crate::undo::remember_applied(cs).await;
+                        // The undo data covers exactly what was written.
+                        match &part {
+                            Some((kept, _, _)) => crate::undo::remember_applied(kept.clone()).await,
+                            None => {
+                                if let Some(cs) = top.change_set.clone() {
+                                    crate::undo::remember_applied(cs).await;
+                                }
+                            }
                         }
                         self.decided(&ctx, &top.id, &result);
                         return Ok(result);
@@ -274,6 +418,7 @@ impl Tool for ResolveTool {
                 "`action` must be \"apply\" or \"discard\"; an applied action is undone from the history.".into(),
             )),
             ResolveAction::Discard => {
+                let details_json = serde_json::to_value(&details).unwrap_or(Value::Null);
                 let default_text = format!("Discarded: {}. Reason: {}", top.label, reason);
                 let text = match &top.reject {
                     None => default_text,
@@ -292,6 +437,27 @@ impl Tool for ResolveTool {
             }
         }
     }
+}
+
+/// Applies the kept part of an action through the ordinary [`ChangeSet::apply`]; the text is
+/// `Applied: <label>.` then what was left out, one line each (then warnings, if any).
+async fn apply_part(
+    label: &str,
+    kept: Arc<ChangeSet>,
+    partial: &PartialApply,
+    ws: Arc<Workspace>,
+) -> Result<ToolResult, ToolError> {
+    let context = crate::changeset::recovery::current_context();
+    let report = tokio::task::spawn_blocking(move || kept.apply_with_context(&ws, context))
+        .await
+        .map_err(|e| ToolError::Failed(format!("apply stopped unexpectedly: {e}; nothing was written")))??;
+    let mut lines = vec![format!("Applied: {label}.")];
+    lines.extend(partial.left_out_lines());
+    let mut result = ToolResult::text(lines.join("\n"));
+    if !report.warnings.is_empty() {
+        result.content.push(Content::Text { text: format!("Warnings: {}", report.warnings.join("; ")) });
+    }
+    Ok(result)
 }
 
 /// The header of a resolve result in a transcript or history:
@@ -339,6 +505,7 @@ mod tests {
             source_tool_name: "ast_edit".into(),
             label: label.into(),
             action_id: "a1".into(),
+            partial: None,
         }
     }
 

@@ -179,6 +179,8 @@ pub struct Resolve {
     pub reason: String,
     /// The id of the action the caller saw on top; another action on top is refused.
     pub expected_id: Option<String>,
+    /// What to leave out of an apply (a partial apply; `None` or empty: the whole action).
+    pub leave_out: Option<crate::changeset::LeaveOut>,
 }
 
 /// What [`Session::resolve`] did.
@@ -246,7 +248,7 @@ impl Session {
         let policy = Arc::new(RwLock::new(policy));
         let mut registry = ToolRegistry::new();
         registry
-            .register(Arc::new(ResolveTool::new(store.clone(), decisions.clone())))
+            .register(Arc::new(ResolveTool::new(store.clone(), decisions.clone()).with_workspace(workspace.clone())))
             .expect("an empty registry accepts the resolve tool");
         registry
             .register(Arc::new(SetPolicyTool { policy: policy.clone(), store: store.clone() }))
@@ -398,6 +400,9 @@ impl Session {
         let mut params = json!({"action": resolve.choice.as_str(), "reason": resolve.reason});
         if let Some(id) = &resolve.expected_id {
             params["expected_id"] = json!(id);
+        }
+        if let Some(leave_out) = resolve.leave_out.as_ref().filter(|l| !l.is_empty()) {
+            params["leave_out"] = json!(leave_out);
         }
         let record = self.call_traced(actor, ToolContext::new(self.new_call_id()), RESOLVE_TOOL_NAME, params).await;
         let text = record.result.text_content();

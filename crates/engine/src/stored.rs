@@ -71,6 +71,9 @@ pub enum StoredBody {
         renames: Option<Vec<RenameRow>>,
         applied_text: String,
         discard_text: Option<String>,
+        /// The single replacements of its `ast_edit` edits, by path (partial apply; empty
+        /// when none). Re-attached on restore only if they still rebuild the edit exactly.
+        replacements: Vec<(String, crate::changeset::Replacements)>,
     },
     /// A closure that could not be stored: restored as [`ActionStatus::Orphaned`].
     Orphaned,
@@ -143,6 +146,11 @@ impl PendingAction {
                 renames: self.renames.as_ref().map(|r| r.to_vec()),
                 applied_text: recipe.applied_text.clone(),
                 discard_text: recipe.discard_text.clone(),
+                replacements: cs
+                    .changes()
+                    .iter()
+                    .filter_map(|c| cs.replacements(c.path()).map(|r| (c.path().to_string(), (**r).clone())))
+                    .collect(),
             },
             _ => StoredBody::Orphaned,
         };
@@ -231,13 +239,17 @@ impl Session {
             };
             (action, ActionStatus::Orphaned { message: ORPHANED_MESSAGE.to_string() })
         };
-        let StoredBody::ChangeSet { changes, renames, applied_text, discard_text } = body else {
+        let StoredBody::ChangeSet { changes, renames, applied_text, discard_text, replacements } = body else {
             return orphan(label, details);
         };
-        let Some(change_set) = rebuild_change_set(&changes) else {
+        let Some(mut change_set) = rebuild_change_set(&changes) else {
             // The stored bytes no longer match their hashes: never applied, shown, discardable.
             return orphan(label, details);
         };
+        for (path, reps) in replacements {
+            // Checked again: kept only if they rebuild the stored edit exactly.
+            change_set.set_replacements(&path, reps);
+        }
         let status = match change_set.verify_on_disk(self.workspace()) {
             Err(e @ ApplyError::Stale { .. }) => ActionStatus::Stale { files: e.stale_files(), message: e.to_string() },
             // Anything else (read-only, busy...) is said by the apply itself, as for any action.

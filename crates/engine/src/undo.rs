@@ -414,6 +414,7 @@ impl Session {
             source_tool_name: undo.source_tool_name.clone(),
             label: undo.label.clone(),
             action_id,
+            partial: None,
         };
         let mut text = format!(
             "{done}: {}. {} back as {} before.",

@@ -672,7 +672,10 @@ async fn a_relayed_decision_reaches_the_agent_only_after_the_action_left_the_sta
 async fn typed_resolve_decides_refuses_and_fails_through_the_one_door() {
     let (_d, s) = session();
     let refused = s
-        .resolve(Actor::Person, Resolve { choice: ResolveAction::Apply, reason: "go".into(), expected_id: None })
+        .resolve(
+            Actor::Person,
+            Resolve { choice: ResolveAction::Apply, reason: "go".into(), expected_id: None, leave_out: None },
+        )
         .await;
     assert_eq!(
         refused,
@@ -690,14 +693,24 @@ async fn typed_resolve_decides_refuses_and_fails_through_the_one_door() {
     let wrong = s
         .resolve(
             Actor::Person,
-            Resolve { choice: ResolveAction::Apply, reason: "r".into(), expected_id: Some("nope".into()) },
+            Resolve {
+                choice: ResolveAction::Apply,
+                reason: "r".into(),
+                expected_id: Some("nope".into()),
+                leave_out: None,
+            },
         )
         .await;
     assert!(matches!(wrong, ResolveOutcome::Refused { code: Some(ErrorCode::IdMismatch), .. }), "{wrong:?}");
     let decided = s
         .resolve(
             Actor::Person,
-            Resolve { choice: ResolveAction::Discard, reason: " no ".into(), expected_id: Some(id.clone()) },
+            Resolve {
+                choice: ResolveAction::Discard,
+                reason: " no ".into(),
+                expected_id: Some(id.clone()),
+                leave_out: None,
+            },
         )
         .await;
     let ResolveOutcome::Decided { details, text, decided_by } = decided else { panic!("{decided:?}") };
@@ -709,7 +722,10 @@ async fn typed_resolve_decides_refuses_and_fails_through_the_one_door() {
     assert_eq!(text, "Discarded: Named: ok. Reason:  no ");
     assert_eq!(decided_by, Actor::Person);
     let failed = s
-        .resolve(Actor::Script, Resolve { choice: ResolveAction::Apply, reason: "try".into(), expected_id: None })
+        .resolve(
+            Actor::Script,
+            Resolve { choice: ResolveAction::Apply, reason: "try".into(), expected_id: None, leave_out: None },
+        )
         .await;
     let ResolveOutcome::ApplyFailed { details, status, .. } = failed else { panic!("{failed:?}") };
     assert_eq!(details.label, "breaks");
@@ -741,7 +757,10 @@ async fn call_records_name_the_actions_pushed_and_who_decided() {
     };
     proposal_on_top(&s).await;
     let person = s
-        .resolve(Actor::Person, Resolve { choice: ResolveAction::Apply, reason: "fine".into(), expected_id: Some(id) })
+        .resolve(
+            Actor::Person,
+            Resolve { choice: ResolveAction::Apply, reason: "fine".into(), expected_id: Some(id), leave_out: None },
+        )
         .await;
     assert!(matches!(person, ResolveOutcome::Decided { decided_by: Actor::Person, .. }), "{person:?}");
     let relayed = waiting.await.unwrap();
@@ -795,7 +814,7 @@ async fn resolve_passes_the_reason_byte_for_byte() {
         let outcome = s
             .resolve(
                 Actor::Person,
-                Resolve { choice: ResolveAction::Discard, reason: reason.into(), expected_id: None },
+                Resolve { choice: ResolveAction::Discard, reason: reason.into(), expected_id: None, leave_out: None },
             )
             .await;
         match outcome {
@@ -842,7 +861,7 @@ async fn unknown_key_of_resolve_is_refused_naming_it_and_listing_known_keys() {
     let r = s.call(Actor::Agent, "resolve", json!({"action": "apply", "reasons": "ok"})).await;
     assert_eq!(
         r.text_content(),
-        "Unknown parameter `reasons` for `resolve`: known parameters are `action`, `reason`, `expected_id`. Did you mean `reason`?"
+        "Unknown parameter `reasons` for `resolve`: known parameters are `action`, `reason`, `expected_id`, `leave_out`. Did you mean `reason`?"
     );
     assert_eq!(r.error_code.as_deref(), Some("invalid_params"));
     assert_eq!(s.store().len(), 1);

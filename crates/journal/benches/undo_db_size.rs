@@ -62,6 +62,7 @@ fn main() {
                 is_error: false,
                 text: "Applied 3 replacements in 3 files.".into(),
                 client: None,
+                partial: None,
             })
             .unwrap();
         journal

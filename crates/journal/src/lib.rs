@@ -24,7 +24,9 @@ use std::time::Duration;
 mod pending;
 pub use pending::Push;
 
-use resolve_engine::{render_resolve_header, Actor, HistoryEntry, Recovery, ResolveAction, ResolveDetails};
+use resolve_engine::{
+    render_resolve_header, Actor, HistoryEntry, PartialApply, Recovery, ResolveAction, ResolveDetails,
+};
 use rusqlite::{params, Connection};
 
 mod query;
@@ -50,6 +52,8 @@ pub struct Decision {
     pub text: String,
     /// The agent or MCP client that made the deciding call, when known (schema version 2).
     pub client: Option<String>,
+    /// A partial apply: what was applied and left out (`None` for any other decision).
+    pub partial: Option<PartialApply>,
 }
 
 impl Decision {
@@ -67,6 +71,7 @@ impl Decision {
             is_error: h.is_error,
             text: h.text.clone(),
             client: h.client.clone(),
+            partial: h.details.partial.as_deref().cloned(),
         }
     }
 
@@ -88,6 +93,7 @@ impl Decision {
             is_error: true,
             text: recovery.message(),
             client: c.and_then(|c| c.client.clone()),
+            partial: None,
         }
     }
 
@@ -99,6 +105,7 @@ impl Decision {
             source_tool_name: self.source_tool_name.clone(),
             label: self.label.clone(),
             action_id: self.action_id.clone(),
+            partial: self.partial.clone().map(Box::new),
         };
         HistoryEntry {
             header: render_resolve_header(&details, self.is_error, &self.text),
@@ -198,7 +205,7 @@ fn parse_action(s: &str) -> Option<ResolveAction> {
 
 /// The columns [`decision_row`] reads, in its order.
 pub(crate) const DECISION_COLUMNS: &str =
-    "workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text, client";
+    "workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text, client, partial";
 
 /// A row of [`DECISION_COLUMNS`]: the actor and action as stored, and the rest.
 pub(crate) fn decision_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, String, Decision)> {
@@ -217,6 +224,8 @@ pub(crate) fn decision_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, S
             is_error: r.get(8)?,
             text: r.get(9)?,
             client: r.get(10)?,
+            // A row this build cannot read back as a partial apply shows as a full one.
+            partial: r.get::<_, Option<String>>(11)?.and_then(|json| serde_json::from_str(&json).ok()),
         },
     ))
 }
@@ -331,6 +340,10 @@ pub const MIGRATIONS: &[&str] = &[
         UNIQUE (workspace, action_id)
     );
     CREATE INDEX undo_by_age ON undo (at_ms, id);",
+    // partial apply: what an apply applied and left out (JSON of `PartialApply`), else NULL.
+    // (and the single replacements of a pending `ast_edit` edit, so they survive a restart).
+    "ALTER TABLE decisions ADD COLUMN partial TEXT;
+    ALTER TABLE pending_changes ADD COLUMN replacements BLOB;",
 ];
 
 /// The schema version this build writes.
@@ -392,8 +405,8 @@ impl Journal {
     pub fn record(&self, d: &Decision) -> Result<(), JournalError> {
         let conn = self.lock();
         conn.execute(
-            "INSERT INTO decisions (workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text, client)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO decisions (workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text, client, partial)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 d.workspace,
                 d.at_ms,
@@ -405,7 +418,8 @@ impl Journal {
                 d.reason,
                 d.is_error,
                 d.text,
-                d.client
+                d.client,
+                d.partial.as_ref().and_then(|p| serde_json::to_string(p).ok())
             ],
         )?;
         Ok(())
@@ -447,6 +461,8 @@ pub type WriteReport = Box<dyn Fn(&Path, Result<(), &JournalError>) + Send + 'st
 /// A write of another kind than a decision, run on the writer thread (e.g. undo data).
 pub type JournalJob = Box<dyn FnOnce(&Journal) -> Result<(), JournalError> + Send + 'static>;
 
+// One job at a time through a channel: boxing the decision would buy nothing.
+#[allow(clippy::large_enum_variant)]
 enum Job {
     Record(Decision),
     Flush(mpsc::Sender<()>),
@@ -576,6 +592,7 @@ mod tests {
             is_error: false,
             text: "Applied 1 replacement in 1 file.".into(),
             client: None,
+            partial: None,
         }
     }
 
@@ -678,6 +695,34 @@ mod tests {
         assert_eq!(rows, vec![d], "the client survives reopening");
         let merged = j.history("/w", &[], 10).unwrap();
         assert_eq!(merged[0].entry.client.as_deref(), Some("claude-code"), "an earlier session's row shows who asked");
+    }
+
+    #[test]
+    fn a_partial_apply_is_recorded_and_read_back_with_what_was_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite3");
+        let mut d = decision("/w", 7, "a2");
+        d.partial = Some(PartialApply {
+            files_total: 40,
+            files_applied: 38,
+            left_out_files: vec!["a.ts".into(), "b.ts".into()],
+            left_out_replacements: Vec::new(),
+            replacements: None,
+        });
+        let full = decision("/w", 6, "a1");
+        {
+            let j = Journal::open(&path).unwrap();
+            j.record(&full).unwrap();
+            j.record(&d).unwrap();
+        }
+        let j = Journal::open(&path).unwrap();
+        assert_eq!(j.decisions("/w", 10).unwrap(), vec![d.clone(), full], "the partial apply survives reopening");
+        let merged = j.history("/w", &[], 10).unwrap();
+        let partial = merged[0].entry.details.partial.as_ref().expect("the history entry carries it");
+        assert_eq!(partial.history_text(), "applied 38 of 40 files");
+        assert!(merged[1].entry.details.partial.is_none(), "a full apply has none");
+        // The decision of a session's entry keeps it too.
+        assert_eq!(Decision::of("/w", &d.to_history()).partial, d.partial);
     }
 
     #[test]

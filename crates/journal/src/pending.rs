@@ -152,6 +152,7 @@ impl Journal {
                         after
                     ])?;
                 }
+                save_replacements(&tx, seq, action)?;
             }
         }
         tx.commit()?;
@@ -229,9 +230,13 @@ impl Journal {
                             Some(text) => serde_json::from_str(&text).ok().map(Some),
                         };
                         match renames {
-                            Some(renames) => {
-                                StoredBody::ChangeSet { changes, renames, applied_text, discard_text: discard }
-                            }
+                            Some(renames) => StoredBody::ChangeSet {
+                                replacements: read_replacements(&conn, seq, &changes),
+                                changes,
+                                renames,
+                                applied_text,
+                                discard_text: discard,
+                            },
                             None => StoredBody::Orphaned,
                         }
                     }
@@ -305,6 +310,41 @@ impl Journal {
 
 /// The stored changes of one action in order, or `None` if a row cannot be read back
 /// (unknown kind, missing bytes, a hash of the wrong length).
+/// Keeps the single replacements of an action's `ast_edit` edits (partial apply) beside
+/// their changes (column `replacements` of `pending_changes`).
+fn save_replacements(conn: &Connection, seq: i64, action: &StoredAction) -> Result<(), JournalError> {
+    let StoredBody::ChangeSet { changes, replacements, .. } = &action.body else { return Ok(()) };
+    for (path, reps) in replacements {
+        if let Some(idx) = changes.iter().position(|c| c.path() == path) {
+            conn.execute(
+                "UPDATE pending_changes SET replacements = ?1 WHERE action_seq = ?2 AND idx = ?3",
+                params![reps.to_bytes(), seq, idx as i64],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The replacements kept with `changes` (an unreadable one is dropped: that file can then
+/// only be left out whole).
+fn read_replacements(conn: &Connection, seq: i64, changes: &[Change]) -> Vec<(String, resolve_engine::Replacements)> {
+    let read = || -> rusqlite::Result<Vec<(i64, Vec<u8>)>> {
+        let mut stmt = conn.prepare(
+            "SELECT idx, replacements FROM pending_changes WHERE action_seq = ?1 AND replacements IS NOT NULL ORDER BY idx",
+        )?;
+        let rows = stmt.query_map(params![seq], |r| Ok((r.get(0)?, r.get(1)?)))?.collect();
+        rows
+    };
+    read()
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(idx, bytes)| {
+            let change = changes.get(usize::try_from(idx).ok()?)?;
+            Some((change.path().to_string(), resolve_engine::Replacements::from_bytes(&bytes)?))
+        })
+        .collect()
+}
+
 fn read_changes(conn: &Connection, seq: i64) -> Option<Vec<Change>> {
     let mut stmt = conn
         .prepare(
@@ -390,6 +430,11 @@ mod tests {
                 }]),
                 applied_text: "Applied 1 replacement in 1 file.".into(),
                 discard_text: Some("Discarded batch rename of 1 file.".into()),
+                replacements: vec![("src/a.ts".into(), {
+                    let mut r = resolve_engine::Replacements::new();
+                    r.push(1, 0, 3, b"ONE");
+                    r
+                })],
             },
         }
     }
@@ -441,7 +486,9 @@ mod tests {
         assert_eq!(back[0].details, a.details);
         assert_eq!(back[0].pushed_by.as_deref(), Some("claude-code"));
         match &back[0].body {
-            StoredBody::ChangeSet { renames, applied_text, discard_text, .. } => {
+            StoredBody::ChangeSet { renames, applied_text, discard_text, replacements, .. } => {
+                let StoredBody::ChangeSet { replacements: saved, .. } = &a.body else { unreachable!() };
+                assert_eq!(replacements, saved, "an ast_edit file's replacements survive (partial apply)");
                 assert_eq!(renames.as_ref().unwrap()[0].to, "photo-1.png");
                 assert_eq!(applied_text, "Applied 1 replacement in 1 file.");
                 assert_eq!(discard_text.as_deref(), Some("Discarded batch rename of 1 file."));

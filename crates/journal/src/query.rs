@@ -314,6 +314,7 @@ mod tests {
             is_error,
             text: format!("text {i}"),
             client: (i % 3 == 1).then(|| "claude-code".to_string()),
+            partial: None,
         }
     }
 

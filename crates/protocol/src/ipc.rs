@@ -22,7 +22,8 @@ pub mod commands {
     pub const GET_FILE_DIFF: &str = "get_file_diff";
     /// `{ actionId } -> RenameRow[]`
     pub const GET_ACTION_RENAMES: &str = "get_action_renames";
-    /// `{ action: "apply" | "discard", reason, expectedId } -> ResolveOutcome`
+    /// `{ action: "apply" | "discard", reason, expectedId, leaveOut: LeaveOut | null } -> ResolveOutcome`
+    /// (`leaveOut`: a partial apply)
     pub const RESOLVE_ACTION: &str = "resolve_action";
     /// `() -> HistoryEntry[]`, newest first
     pub const LIST_HISTORY: &str = "list_history";
@@ -82,6 +83,9 @@ pub mod commands {
     /// `() -> void`: cancels the window's tool run, re-run or script in flight (it then fails
     /// with `cancelled` and pushes nothing)
     pub const CANCEL_TOOL_RUN: &str = "cancel_tool_run";
+    /// `{ actionId, path } -> FileReplacements`: the single replacements of one `ast_edit`
+    /// file, which a partial apply can leave out one by one
+    pub const GET_FILE_REPLACEMENTS: &str = "get_file_replacements";
 }
 
 /// Names of the events the shell emits (kebab-case).

@@ -33,12 +33,14 @@
 //! - [`agent`] — the conversation panel's events, its log, the provider settings;
 //! - [`notice`] — banners from the backend (journal failures, recovered applies);
 //! - [`stale`] — live staleness: a stale file's diff since the preview;
+//! - [`partial`] — partial apply: what an Apply leaves out, an `ast_edit` file's replacements;
 //! - [`typescript`] — the generated TypeScript text.
 
 pub mod agent;
 pub mod diff;
 pub mod ipc;
 pub mod notice;
+pub mod partial;
 pub mod queue;
 pub mod resolve;
 pub mod session;
@@ -53,6 +55,7 @@ pub use agent::{
 pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, FileTexts, Hunk, RenameRow, RenameStatus};
 pub use ipc::{CloseRequested, IpcError, IpcErrorCode, QueueChanged};
 pub use notice::{Notice, NoticeLevel};
+pub use partial::{FileReplacement, FileReplacements, LeaveOut};
 pub use queue::{ActionCounts, ActionKind, ActionStatus, ActionSummary, Proposal, QueueSnapshot, ToolCallInfo};
 pub use resolve::{
     ExportFormat, ExportOutcome, HistoryEntry, HistoryOutcome, HistoryPage, HistoryQuery, ResolveChoice,

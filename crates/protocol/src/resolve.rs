@@ -81,6 +81,10 @@ pub struct HistoryEntry {
     /// script's preview, or when the push was not recorded (the demo).
     #[serde(default)]
     pub asked_by: Option<String>,
+    /// A partial apply, in the engine's words: `applied 38 of 40 files` (or `… replacements`);
+    /// `null` for any other decision.
+    #[serde(default)]
+    pub partial_text: Option<String>,
 }
 
 /// Where an applied action's undo stands (`HistoryEntry::undo`).

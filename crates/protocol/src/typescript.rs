@@ -81,6 +81,9 @@ pub fn bindings() -> String {
     declaration::<SincePreview>(&mut out);
     declaration::<UndoState>(&mut out);
     declaration::<UndoInfo>(&mut out);
+    declaration::<LeaveOut>(&mut out);
+    declaration::<FileReplacement>(&mut out);
+    declaration::<FileReplacements>(&mut out);
     let trimmed_len = out.trim_end().len();
     out.truncate(trimmed_len);
     out.push('\n');

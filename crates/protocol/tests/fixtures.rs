@@ -54,6 +54,7 @@ const FIXTURES: &[&str] = &[
     "new_conversation_outcome.json",
     "queue_snapshot_restored.json",
     "since_preview.json",
+    "file_replacements.json",
 ];
 
 #[test]
@@ -184,6 +185,20 @@ fn since_preview_fixture_round_trips() {
     let s: SincePreview = round_trip("since_preview.json");
     assert_eq!(s.why.as_deref(), Some("content changed"));
     assert_eq!(s.diff.path, s.path, "the diff is of the stale file itself");
+}
+
+#[test]
+fn file_replacements_fixture_round_trips_and_history_says_a_partial_apply() {
+    let r: FileReplacements = round_trip("file_replacements.json");
+    assert_eq!(r.replacements.iter().map(|x| x.id).collect::<Vec<_>>(), vec![1, 2], "ids are 1-based, in order");
+    assert!(r.note.is_none());
+    let h: Vec<HistoryEntry> = round_trip("history.json");
+    assert_eq!(h[0].partial_text.as_deref(), Some("applied 1 of 2 files"));
+    let leave_out: LeaveOut =
+        serde_json::from_value(serde_json::json!({"files": ["a.ts"], "replacements": {"src/x.ts": [3]}})).unwrap();
+    assert_eq!(leave_out.replacements["src/x.ts"], vec![3]);
+    let empty: LeaveOut = serde_json::from_value(serde_json::json!({})).unwrap();
+    assert_eq!(empty, LeaveOut::default(), "absent lists are empty: a full apply");
 }
 
 #[test]

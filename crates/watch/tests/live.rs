@@ -139,7 +139,12 @@ async fn our_own_apply_never_marks_the_applied_action_stale_but_marks_the_one_be
         .session
         .resolve(
             Actor::Person,
-            Resolve { choice: ResolveAction::Apply, reason: "ok".into(), expected_id: Some(top.clone()) },
+            Resolve {
+                choice: ResolveAction::Apply,
+                reason: "ok".into(),
+                expected_id: Some(top.clone()),
+                leave_out: None,
+            },
         )
         .await;
     assert!(matches!(outcome, ResolveOutcome::Decided { .. }), "{outcome:?}");

@@ -91,7 +91,12 @@ async fn run(workspace: &str, journal: &str, steps: &[String]) -> ExitCode {
                 let outcome = session
                     .resolve(
                         Actor::Person,
-                        Resolve { choice, reason: format!("{step} after a restart"), expected_id: None },
+                        Resolve {
+                            choice,
+                            reason: format!("{step} after a restart"),
+                            expected_id: None,
+                            leave_out: None,
+                        },
                     )
                     .await;
                 Some(match outcome {

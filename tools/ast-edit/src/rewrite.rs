@@ -17,7 +17,7 @@ use ast_grep_core::{Language, Pattern};
 use ast_grep_language::SupportLang;
 use memchr::memmem::Finder;
 
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// One op compiled for one language.
 pub(crate) struct CompiledOp {

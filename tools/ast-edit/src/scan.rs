@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use ast_grep_language::SupportLang;
-use resolve_engine::{diff, CancellationToken, ChangeSet, Progress, ToolError, Workspace};
+use resolve_engine::{diff, CancellationToken, ChangeSet, Progress, Replacements, ToolError, Workspace};
 
 use crate::params::AstEditParams;
 use crate::preview::{FileReport, MatchInfo, ParseIssue, PatternIssue, Preview, SkippedFile, StopReason};
@@ -262,7 +262,15 @@ pub fn preview(
                 preview.diffs.push(rendered.diff);
                 preview.matches_found += scan.edits.len() + scan.nested_skipped + scan.overlap_skipped;
                 if opts.keep_change_set {
+                    // Each replacement, so a person can leave out single ones (partial apply).
+                    let offset = if scan.bom { rewrite::BOM.len() } else { 0 };
+                    let mut replacements = Replacements::new();
+                    for e in &scan.edits[..n] {
+                        let line = e.line.min(u32::MAX as usize) as u32;
+                        replacements.push(line, e.start + offset, e.end + offset, &scan.inserts[e.insert.clone()]);
+                    }
                     change_set.edit(f.rel.clone(), scan.before, rendered.after);
+                    change_set.set_replacements(&f.rel, replacements);
                 }
             }
         }

@@ -546,3 +546,53 @@ async fn unknown_key_in_an_op_is_refused_naming_it() {
     );
     assert!(s.store().list().is_empty());
 }
+
+// Partial apply: every edited file knows its replacements, so single ones can be left out.
+
+#[tokio::test]
+async fn every_edited_file_knows_its_replacements_and_they_rebuild_the_preview() {
+    let d = tmp();
+    fs::write(d.path().join("bom.ts"), b"\xEF\xBB\xBFlet a = 1;\r\nfoo(x);\r\nfoo(y);\r\n").unwrap();
+    write(d.path(), "b.ts", "foo(1);\nbar();\nfoo(foo(2));\n");
+    write(d.path(), "c.ts", "// none here\n");
+    let ws = Workspace::open(d.path()).unwrap();
+    let params = AstEditParams {
+        ops: vec![RewriteOp { pat: "foo($A)".into(), out: "bar(\n  $A,\n)".into() }],
+        ..Default::default()
+    };
+    let p = preview(&ws, &params, &ScanOptions::default(), &CancellationToken::new(), None).unwrap();
+    assert_eq!(p.change_set.len(), 2);
+    for change in p.change_set.changes() {
+        let resolve_engine::Change::Edit { path, before, after, .. } = change else { panic!("an edit") };
+        let reps = p.change_set.replacements(path).unwrap_or_else(|| panic!("{path} knows its replacements"));
+        let report = p.files.iter().find(|f| &f.path == path).unwrap();
+        assert_eq!(reps.len(), report.replacements);
+        assert_eq!(reps.rebuild(before, |_| true).unwrap(), after.to_vec(), "{path}: nothing left out = the preview");
+        let lines: Vec<u32> = reps.iter().map(|r| r.line).collect();
+        let want: Vec<u32> = report.matches.iter().map(|m| m.line as u32).collect();
+        assert_eq!(lines, want, "{path}: ids follow the preview's matches, with their lines");
+    }
+}
+
+#[tokio::test]
+async fn leaving_out_one_replacement_writes_the_others_with_bom_and_crlf_kept() {
+    let d = tmp();
+    fs::write(d.path().join("a.ts"), b"\xEF\xBB\xBFlet a = 1;\r\nfoo(x);\r\nfoo(y);\r\nfoo(z);\r\n").unwrap();
+    write(d.path(), "b.ts", "foo(1);\n");
+    let s = session(d.path());
+    edit(&s, json!({"ops": op("foo($A)", "bar($A)")})).await;
+    let r = s
+        .call(
+            Actor::Agent,
+            "resolve",
+            json!({"action": "apply", "reason": "not y", "leave_out": {"replacements": {"a.ts": [2]}}}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text_content());
+    assert_eq!(r.text_content(), "Applied: AST Edit: 4 replacements in 2 files.\nLeft out 1 of 3 replacements in a.ts");
+    assert_eq!(
+        fs::read(d.path().join("a.ts")).unwrap(),
+        b"\xEF\xBB\xBFlet a = 1;\r\nbar(x);\r\nfoo(y);\r\nbar(z);\r\n".to_vec()
+    );
+    assert_eq!(read(d.path(), "b.ts"), "bar(1);\n");
+}

@@ -22,6 +22,8 @@ import type {
   RenameRow,
   ResolveChoice,
   ResolveOutcome,
+  LeaveOut,
+  FileReplacements,
   ScriptStep,
   SessionInfo,
   SincePreview,
@@ -72,7 +74,8 @@ export interface Backend {
   /** Both sides of one file whole (highlighting, unfolding); `null` sides for binary/too-large files. */
   getFileTexts(actionId: string, path: string): Promise<FileTexts>;
   getActionRenames(actionId: string): Promise<RenameRow[]>;
-  resolveAction(action: ResolveChoice, reason: string, expectedId: string): Promise<ResolveOutcome>;
+  /** `leaveOut` (apply only): a partial apply; absent or `null` = the whole action. */
+  resolveAction(action: ResolveChoice, reason: string, expectedId: string, leaveOut?: LeaveOut | null): Promise<ResolveOutcome>;
   listHistory(): Promise<HistoryEntry[]>;
   listTools(): Promise<ToolInfo[]>;
   runTool(name: string, params: unknown): Promise<ToolRunOutcome>;
@@ -141,6 +144,8 @@ export interface Backend {
    * when nothing runs.
    */
   cancelToolRun(): Promise<void>;
+  /** The single replacements of one `ast_edit` file, which a partial apply can leave out one by one. */
+  getFileReplacements(actionId: string, path: string): Promise<FileReplacements>;
 }
 
 export type PickPathsOptions = { directory: boolean; multiple: boolean };

@@ -9,7 +9,7 @@ import type { AgentSettingsInput } from './backend';
 import type {
   AgentSettings, AgentUpdate, CloseRequested, ExportOutcome, HistoryPage, ConversationView, NewConversationOutcome, Notice, Policy,
   FileDiff, FileEntry, FileTexts, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
-  ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome, SincePreview,
+  ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome, SincePreview, FileReplacements,
 } from './generated/protocol';
 
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
@@ -45,8 +45,8 @@ export function createTauriBackend(): Backend {
       call<FileDiff>('get_file_diff', { actionId, path, context }),
     getFileTexts: (actionId, path) => call<FileTexts>('get_file_texts', { actionId, path }),
     getActionRenames: (actionId) => call<RenameRow[]>('get_action_renames', { actionId }),
-    resolveAction: (action: ResolveChoice, reason, expectedId) =>
-      call<ResolveOutcome>('resolve_action', { action, reason, expectedId }),
+    resolveAction: (action: ResolveChoice, reason, expectedId, leaveOut) =>
+      call<ResolveOutcome>('resolve_action', leaveOut ? { action, reason, expectedId, leaveOut } : { action, reason, expectedId }),
     listHistory: () => call<HistoryEntry[]>('list_history'),
     undoDecision: (decisionId, reason) => call<ResolveOutcome>('undo_decision', { decisionId, reason }),
     redoDecision: (decisionId, reason) => call<ResolveOutcome>('redo_decision', { decisionId, reason }),
@@ -115,5 +115,6 @@ export function createTauriBackend(): Backend {
       return pickedInside(workspaceRoot, Array.isArray(picked) ? picked : [picked]);
     },
     cancelToolRun: () => call<void>('cancel_tool_run'),
+    getFileReplacements: (actionId, path) => call<FileReplacements>('get_file_replacements', { actionId, path }),
   };
 }

@@ -1,6 +1,7 @@
 // The window's state, composed: the review (queue, selection, decision), the centre
 // preview, tool runs, the agent, and which dialog is open. App.svelte creates one Desk
 // and lays out thin components over it.
+import { FileReplacementsView } from './partial.svelte';
 import type { Backend } from '../ipc/backend';
 import { shortcutFor } from '../lib/shortcuts';
 import { Agent } from './agent.svelte';
@@ -25,6 +26,8 @@ export class Desk {
   /** The History dialog's search. */
   readonly history: HistorySearch;
   readonly since: SinceChanges;
+  /** The selected `ast_edit` file's replacements (partial apply). */
+  readonly replacements: FileReplacementsView;
   overlay: Overlay = $state('none');
   now = $state(Date.now());
 
@@ -42,6 +45,7 @@ export class Desk {
     this.history = new HistorySearch(backend);
     this.leave = new Leave(backend, (path) => this.review.openWorkspace(path, () => this.agent.reset()));
     this.since = new SinceChanges(backend, this.review);
+    this.replacements = new FileReplacementsView(backend, this.review, this.preview);
   }
 
   close() {

@@ -6,6 +6,7 @@ import {
   type ActionSummary, type Backend, type HistoryEntry, type ResolveChoice, type SessionInfo, type ToolRunOutcome,
 } from '../ipc/backend';
 import { Announcer, pendingWords } from './announce.svelte';
+import { PartialPicks } from './partial.svelte';
 
 export function message(err: unknown): string {
   return toBackendError(err).message;
@@ -39,6 +40,9 @@ export class Review {
   busy = $state(false);
   rerunBusy = $state(false);
   resolveError: string | null = $state(null);
+
+  /** What the person unticked, per action id (partial apply). */
+  readonly picks = new PartialPicks();
 
   readonly selected = $derived(this.actions.find((a) => a.id === this.selectedId) ?? null);
   readonly top = $derived(this.actions[0] ?? null);
@@ -189,9 +193,16 @@ export class Review {
     this.deferred = null;
     this.resolveError = null;
     try {
-      const outcome = await this.backend.resolveAction(choice, reason, action.id);
+      // Nothing unticked: no `leaveOut`, today's full apply exactly.
+      const leaveOut = choice === 'apply' ? this.picks.leaveOut(action.id) : null;
+      const outcome = leaveOut
+        ? await this.backend.resolveAction(choice, reason, action.id, leaveOut)
+        : await this.backend.resolveAction(choice, reason, action.id);
       this.banner = { text: outcome.text, isError: outcome.isError };
-      if (!outcome.isError) delete this.reasons[action.id];
+      if (!outcome.isError) {
+        delete this.reasons[action.id];
+        this.picks.clear(action.id);
+      }
       await this.refreshAll();
       this.announcer.say(`${outcome.text.split('\n')[0]} ${pendingWords(this.actions.length)}`);
     } catch (err) {

@@ -12,7 +12,7 @@ import type {
   HistoryPage, HistoryQuery, NewConversationOutcome, Notice, Policy, Proposal,
   ActionSummary, FileDiff, FileEntry, FileTexts, HistoryEntry, QueueChanged,
   QueueSnapshot, RenameRow, ResolveChoice, ResolveOutcome, ScriptStep, SessionInfo,
-  ToolInfo, ToolProgress, ToolRunOutcome, SincePreview,
+  ToolInfo, ToolProgress, ToolRunOutcome, SincePreview, LeaveOut, FileReplacements,
 } from '../ipc/generated/protocol';
 import DEMO_JSON from '../ipc/fixtures/demo.json';
 // The agent's events come from the protocol fixtures the Rust side round-trips, so the
@@ -34,6 +34,8 @@ export type Scenario = {
   texts?: Record<string, Record<string, FileTexts>>;
   /** What changed since the preview, by action id and stale file (live staleness). */
   sincePreview?: Record<string, Record<string, SincePreview>>;
+  /** The single replacements of `ast_edit` files, by action id and path (partial apply). */
+  replacements?: Record<string, Record<string, FileReplacements>>;
 };
 
 /** The real demo workspace, as the shell's commands serve it. */
@@ -82,6 +84,9 @@ export class FakeBackend implements Backend {
   private readonly tools: ToolInfo[];
   private readonly scriptSteps: ScriptStep[];
   private readonly sincePreview: Record<string, Record<string, SincePreview>>;
+  private readonly replacements: Record<string, Record<string, FileReplacements>>;
+  /** Every `leaveOut` an apply was sent with (`null`: a full apply), oldest first. */
+  readonly leaveOuts: (LeaveOut | null)[] = [];
   private history: HistoryEntry[] = [];
   private revision: number;
   private nextCall = 1;
@@ -102,6 +107,7 @@ export class FakeBackend implements Backend {
     this.tools = structuredClone(scenario.tools);
     this.scriptSteps = structuredClone(scenario.scriptSteps);
     this.sincePreview = structuredClone(scenario.sincePreview ?? {});
+    this.replacements = structuredClone(scenario.replacements ?? {});
     this.session = structuredClone(scenario.session);
     this.revision = scenario.queue.revision;
     this.session.revision = this.revision;
@@ -193,7 +199,7 @@ export class FakeBackend implements Backend {
     return structuredClone(this.find(actionId).renames);
   }
 
-  async resolveAction(action: ResolveChoice, reason: string, expectedId: string): Promise<ResolveOutcome> {
+  async resolveAction(action: ResolveChoice, reason: string, expectedId: string, leaveOut: LeaveOut | null = null): Promise<ResolveOutcome> {
     if (this.resolving) throw new BackendError('busy', 'Another resolve is already running. Wait for it to finish.');
     this.resolving = true;
     try {
@@ -215,6 +221,7 @@ export class FakeBackend implements Backend {
           actionId: top.id, earlierSession: false, decidedBy: this.resolvingAs, client: this.resolvingAs === 'agent' ? this.settings.model : null, proposal,
           undo: action === 'apply' && !isError && top.kind !== 'custom' ? { state: 'canUndo', note: null } : null,
           askedBy: top.pushedBy ?? null,
+          partialText: null,
         });
       const settle = (outcome: ResolveOutcome) => {
         if (!outcome.isError || outcome.status === null) {
@@ -239,6 +246,8 @@ export class FakeBackend implements Backend {
           this.bump();
           return settle({ isError: true, text: error, details, status: top.status });
         }
+        // The selection is kept for tests; what it leaves out is the engine's rule, not the double's.
+        this.leaveOuts.push(leaveOut ? structuredClone(leaveOut) : null);
         this.actions.shift();
         const text = `Applied: ${top.label}.`;
         record(text, false);
@@ -717,5 +726,17 @@ export class FakeBackend implements Backend {
     const since = this.sincePreview[actionId]?.[path];
     if (!since) throw new BackendError('unknownFile', `Pending action ${actionId} does not preview ${path}; choose one of the files it names.`);
     return structuredClone(since);
+  }
+
+  /** The scenario's replacements of an `ast_edit` file (computed by the real backend). */
+  async getFileReplacements(actionId: string, path: string): Promise<FileReplacements> {
+    await this.delay(Math.min(this.latencyMs, 120));
+    const action = this.find(actionId);
+    if (!action.files.some((f) => f.path === path)) {
+      throw new BackendError('unknownFile', `${path} is not part of action ${actionId}.`);
+    }
+    const found = this.replacements[actionId]?.[path];
+    if (found) return structuredClone(found);
+    return { path, replacements: [], note: 'Single replacements cannot be left out of this file; you can leave out the whole file.' };
   }
 }

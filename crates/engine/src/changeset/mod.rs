@@ -31,6 +31,7 @@ mod on_disk;
 mod plan;
 pub mod recovery;
 mod rollback;
+pub mod select;
 
 use std::fmt;
 use std::fs;
@@ -46,6 +47,7 @@ pub use lock::LOCK_WAIT;
 use metadata::summarise;
 pub use metadata::{ChangeCounts, ChangeKind, FileSummary};
 pub use recovery::{recover, ApplyContext, Recovery, RecoveryOutcome};
+pub use select::{grouped, LeaveOut, LeftOutReplacements, PartialApply, Replacement, ReplacementRow, Replacements};
 
 use crate::diff::{self, FileDiff};
 use crate::tool::ToolError;
@@ -223,11 +225,13 @@ impl From<ApplyError> for ToolError {
 pub struct ChangeSet {
     changes: Vec<Change>,
     summaries: OnceLock<Vec<FileSummary>>,
+    /// The single replacements of some edits, by path (see [`select`]).
+    replacements: std::collections::BTreeMap<String, Arc<Replacements>>,
 }
 
 impl Clone for ChangeSet {
     fn clone(&self) -> Self {
-        Self { changes: self.changes.clone(), summaries: OnceLock::new() }
+        Self { changes: self.changes.clone(), summaries: OnceLock::new(), replacements: self.replacements.clone() }
     }
 }
 

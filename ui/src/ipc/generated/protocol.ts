@@ -318,7 +318,12 @@ undo: UndoInfo | null,
  * (the journal's record of the push), when one was named; `null` for a person's or a
  * script's preview, or when the push was not recorded (the demo).
  */
-askedBy: string | null, };
+askedBy: string | null, 
+/**
+ * A partial apply, in the engine's words: `applied 38 of 40 files` (or `… replacements`);
+ * `null` for any other decision.
+ */
+partialText: string | null, };
 
 /**
  * What became of an action, for the history's outcome filter.
@@ -608,5 +613,54 @@ export type UndoState = "canUndo" | "undone" | "expired";
 export type UndoInfo = { state: UndoState, 
 /**
  * Why the last undo or redo was refused (files changed since the apply), until one succeeds.
+ */
+note: string | null, };
+
+/**
+ * The optional `leaveOut` argument of `resolve_action`: what to leave out of the apply
+ * (discarded in the same decision). Empty lists (or `null`) mean a full apply.
+ */
+export type LeaveOut = { 
+/**
+ * Whole files, by the path of the action's file list (`FileEntry::path`).
+ */
+files: Array<string>, 
+/**
+ * Single replacements, by file path and replacement id (`FileReplacement::id`).
+ */
+replacements: { [key in string]?: Array<number> }, };
+
+/**
+ * One replacement of an `ast_edit` file (`get_file_replacements`).
+ */
+export type FileReplacement = { 
+/**
+ * Stable within the file, 1-based in position order: what `LeaveOut::replacements` names.
+ */
+id: number, 
+/**
+ * 1-based line of the match in the old content.
+ */
+line: number, 
+/**
+ * The replaced text (shortened when long, ending with `…`).
+ */
+old: string, 
+/**
+ * The text written instead (shortened when long).
+ */
+new: string, };
+
+/**
+ * Returned by `get_file_replacements`.
+ */
+export type FileReplacements = { path: string, 
+/**
+ * In position order; empty when `note` says why single replacements are not offered.
+ */
+replacements: Array<FileReplacement>, 
+/**
+ * Why this file's replacements cannot be ticked one by one (not an `ast_edit` edit, or
+ * restored after a restart): the file can still be left out whole.
  */
 note: string | null, };

@@ -1,0 +1,46 @@
+//! Partial apply: what the person leaves out of an Apply, and the single replacements of an
+//! `ast_edit` file they can untick.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// The optional `leaveOut` argument of `resolve_action`: what to leave out of the apply
+/// (discarded in the same decision). Empty lists (or `null`) mean a full apply.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaveOut {
+    /// Whole files, by the path of the action's file list (`FileEntry::path`).
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// Single replacements, by file path and replacement id (`FileReplacement::id`).
+    #[serde(default)]
+    pub replacements: BTreeMap<String, Vec<u32>>,
+}
+
+/// One replacement of an `ast_edit` file (`get_file_replacements`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FileReplacement {
+    /// Stable within the file, 1-based in position order: what `LeaveOut::replacements` names.
+    pub id: u32,
+    /// 1-based line of the match in the old content.
+    pub line: u32,
+    /// The replaced text (shortened when long, ending with `…`).
+    pub old: String,
+    /// The text written instead (shortened when long).
+    pub new: String,
+}
+
+/// Returned by `get_file_replacements`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FileReplacements {
+    pub path: String,
+    /// In position order; empty when `note` says why single replacements are not offered.
+    pub replacements: Vec<FileReplacement>,
+    /// Why this file's replacements cannot be ticked one by one (not an `ast_edit` edit, or
+    /// restored after a restart): the file can still be left out whole.
+    pub note: Option<String>,
+}
