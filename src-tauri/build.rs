@@ -33,6 +33,7 @@ fn main() {
         "get_file_texts",
         "cancel_tool_run",
         "get_file_replacements",
+        "read_tool_log",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

@@ -106,9 +106,14 @@ pub async fn list_tools(state: State<'_, AppState>) -> Result<Vec<wire::ToolInfo
 }
 
 #[tauri::command]
-pub async fn run_tool(state: State<'_, AppState>, name: String, params: Value) -> Result<wire::ToolRunOutcome> {
+pub async fn run_tool(
+    state: State<'_, AppState>,
+    name: String,
+    params: Value,
+    run_id: Option<u64>,
+) -> Result<wire::ToolRunOutcome> {
     let (session, _) = state.session().await;
-    let run = state.runs().start();
+    let run = state.runs().start_run(run_id);
     let mut ctx = ToolContext::new(session.new_call_id()).with_cancel(run.cancel.clone());
     if let Some(emit) = state.emitter() {
         ctx = ctx.with_progress(events::progress_sink(emit));
@@ -119,9 +124,13 @@ pub async fn run_tool(state: State<'_, AppState>, name: String, params: Value) -
 }
 
 #[tauri::command]
-pub async fn rerun_action(state: State<'_, AppState>, action_id: String) -> Result<wire::ToolRunOutcome> {
+pub async fn rerun_action(
+    state: State<'_, AppState>,
+    action_id: String,
+    run_id: Option<u64>,
+) -> Result<wire::ToolRunOutcome> {
     let (session, _) = state.session().await;
-    let run = state.runs().start();
+    let run = state.runs().start_run(run_id);
     let mut ctx = ToolContext::new(session.new_call_id()).with_cancel(run.cancel.clone());
     if let Some(emit) = state.emitter() {
         ctx = ctx.with_progress(events::progress_sink(emit));
@@ -132,9 +141,13 @@ pub async fn rerun_action(state: State<'_, AppState>, action_id: String) -> Resu
 }
 
 #[tauri::command]
-pub async fn run_script(state: State<'_, AppState>, text: String) -> Result<Vec<wire::ScriptStep>> {
+pub async fn run_script(
+    state: State<'_, AppState>,
+    text: String,
+    run_id: Option<u64>,
+) -> Result<Vec<wire::ScriptStep>> {
     let (session, _) = state.session().await;
-    let run = state.runs().start();
+    let run = state.runs().start_run(run_id);
     let emit = state.emitter();
     // Progress: one `tool-progress` per step (call id `script`), and each step's own tool
     // progress under its call id.
@@ -187,8 +200,15 @@ pub async fn run_script(state: State<'_, AppState>, text: String) -> Result<Vec<
 
 /// Cancels the window's tool run, re-run or script in flight (see `runs`).
 #[tauri::command]
-pub async fn cancel_tool_run(state: State<'_, AppState>) -> Result<()> {
-    state.runs().cancel_all();
+/// `runIds`: the window's runs to cancel (one not started here yet starts cancelled); without
+/// them, every run in flight.
+pub async fn cancel_tool_run(state: State<'_, AppState>, run_ids: Option<Vec<u64>>) -> Result<()> {
+    match run_ids {
+        Some(ids) => state.runs().cancel_runs(&ids),
+        None => {
+            state.runs().cancel_all();
+        }
+    }
     Ok(())
 }
 
@@ -422,4 +442,20 @@ pub async fn get_file_replacements(
             ),
         },
     })
+}
+
+/// The end of an external tool's stderr log (what it printed while running), for the window.
+#[tauri::command]
+pub async fn read_tool_log(state: State<'_, AppState>, name: String) -> Result<wire::ToolLog> {
+    match state.tool_log(&name).await {
+        None => Err(IpcError::new(
+            IpcErrorCode::UnknownTool,
+            format!("{name} is not an external tool of this workspace: only tools in .resolve/tools or your tools folder have a log."),
+        )),
+        Some((path, Ok(text))) => Ok(wire::ToolLog { tool: name, path, text }),
+        Some((path, Err(e))) if e.kind() == std::io::ErrorKind::NotFound => {
+            Ok(wire::ToolLog { tool: name, path, text: String::new() })
+        }
+        Some((path, Err(e))) => Err(IpcError::new(IpcErrorCode::Io, format!("cannot read the log {path}: {e}"))),
+    }
 }

@@ -25,6 +25,7 @@ pub mod commands;
 pub mod convert;
 pub mod demo;
 pub mod events;
+pub mod fit;
 pub mod history;
 pub mod leave;
 pub mod mcp_socket;
@@ -72,6 +73,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             commands::get_file_texts,
             commands::cancel_tool_run,
             commands::get_file_replacements,
+            commands::read_tool_log,
         ])
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {
@@ -79,6 +81,11 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             }
         })
         .setup(|app| {
+            if let Some(window) = app.get_webview_window("main") {
+                if let Err(e) = fit::fit_to_monitor(&window, (900.0, 600.0), (1400.0, 900.0)) {
+                    eprintln!("resolve-desk: could not fit the window to the screen: {e}");
+                }
+            }
             let handle = app.handle().clone();
             let state = app.state::<state::AppState>();
             tauri::async_runtime::block_on(state.start_forwarding(handle));
@@ -104,6 +111,16 @@ pub fn run() {
     };
     let result = builder(tauri::Builder::<tauri::Wry>::new(), state)
         .plugin(tauri_plugin_dialog::init())
+        // The last size and position (not the visibility: the window always shows).
+        .plugin(
+            tauri_plugin_window_state::Builder::default()
+                .with_state_flags(
+                    tauri_plugin_window_state::StateFlags::SIZE
+                        | tauri_plugin_window_state::StateFlags::POSITION
+                        | tauri_plugin_window_state::StateFlags::MAXIMIZED,
+                )
+                .build(),
+        )
         .build(tauri::generate_context!("tauri.conf.json"));
     match result {
         // On exit, agents connected over MCP learn that the desk closed (nothing applied).

@@ -14,6 +14,26 @@ use crate::events::Emitter;
 pub const JOURNAL: &str = "journal";
 /// The id of the banner about an interrupted apply that was recovered.
 pub const RECOVERY: &str = "recovery";
+/// The id of the banner listing the external tools that could not be loaded.
+pub const TOOLS: &str = "tools";
+
+/// Shows the external tools that could not be loaded (each with its file and what is wrong:
+/// a bad manifest, a name taken — SPEC §6's message), or removes the banner when there are none.
+pub fn show_tool_problems(notices: &Notices, problems: &[resolve_external::LoadProblem]) {
+    if problems.is_empty() {
+        notices.remove(TOOLS);
+        return;
+    }
+    let n = problems.len();
+    let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+    notices.show(Notice {
+        id: TOOLS.into(),
+        level: NoticeLevel::Warning,
+        title: if n == 1 { "A tool could not be loaded".into() } else { format!("{n} tools could not be loaded") },
+        message: format!("{}. Fix the file and save it: the tool list updates by itself.", list.join("; ")),
+        dismissible: true,
+    });
+}
 
 /// The banners shown now, in the order they appeared.
 #[derive(Default)]

@@ -12,7 +12,13 @@ use resolve_engine::CancellationToken;
 pub struct UiRuns {
     running: Arc<Mutex<Vec<(u64, CancellationToken)>>>,
     next: AtomicU64,
+    /// The window's run ids whose Cancel arrived before the run itself had started here (the
+    /// two commands race on the async runtime); such a run starts cancelled.
+    cancelled_early: Mutex<std::collections::VecDeque<u64>>,
 }
+
+/// How many early cancels are remembered (a run id the window cancelled but never started).
+const EARLY_CANCELS: usize = 64;
 
 /// One run in flight; dropping it forgets the run.
 pub struct RunGuard {
@@ -23,10 +29,41 @@ pub struct RunGuard {
 
 impl UiRuns {
     pub fn start(&self) -> RunGuard {
+        self.start_run(None)
+    }
+
+    /// Starts the window's run `ui_id` (the id the window gave it): already cancelled when its
+    /// Cancel came first.
+    pub fn start_run(&self, ui_id: Option<u64>) -> RunGuard {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let cancel = CancellationToken::new();
+        if let Some(ui) = ui_id {
+            let mut early = self.cancelled_early.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(at) = early.iter().position(|&e| e == ui) {
+                early.remove(at);
+                cancel.cancel();
+            }
+        }
+        let id = ui_id.map_or(id, |ui| ui | (1 << 63));
         self.running.lock().unwrap_or_else(|p| p.into_inner()).push((id, cancel.clone()));
         RunGuard { id, cancel, running: self.running.clone() }
+    }
+
+    /// Cancels the window's runs `ui_ids`, now or, for one not started yet, when it starts.
+    pub fn cancel_runs(&self, ui_ids: &[u64]) {
+        let running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        for &ui in ui_ids {
+            match running.iter().find(|(id, _)| *id == ui | (1 << 63)) {
+                Some((_, c)) => c.cancel(),
+                None => {
+                    let mut early = self.cancelled_early.lock().unwrap_or_else(|p| p.into_inner());
+                    if early.len() == EARLY_CANCELS {
+                        early.pop_front();
+                    }
+                    early.push_back(ui);
+                }
+            }
+        }
     }
 
     /// Cancels every run in flight; returns how many there were.
@@ -46,6 +83,20 @@ impl Drop for RunGuard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cancel_that_arrives_before_its_run_cancels_the_run_when_it_starts() {
+        let runs = UiRuns::default();
+        let other = runs.start_run(Some(1));
+        runs.cancel_runs(&[2]);
+        assert!(!other.cancel.is_cancelled(), "only the run asked for");
+        let late = runs.start_run(Some(2));
+        assert!(late.cancel.is_cancelled(), "its Cancel came first");
+        runs.cancel_runs(&[1]);
+        assert!(other.cancel.is_cancelled());
+        let again = runs.start_run(Some(2));
+        assert!(!again.cancel.is_cancelled(), "an early cancel is used once");
+    }
 
     #[test]
     fn cancel_reaches_the_runs_in_flight_only() {

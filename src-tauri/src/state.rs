@@ -32,6 +32,8 @@ pub struct Current {
     /// logs (`problems()`, `read_log(name)`), reloaded live while `_external_watch` lives.
     pub external: Option<resolve_external::ExternalTools>,
     _external_watch: Option<resolve_external::ToolWatcher>,
+    /// Keeps the window's banner of tools that could not be loaded up to date.
+    _tool_problems: AbortOnDrop,
 }
 
 /// Managed by Tauri; every command reads the current session from here.
@@ -112,6 +114,17 @@ impl AppState {
     pub async fn session(&self) -> (Arc<Session>, bool) {
         let c = self.current.read().await;
         (c.session.clone(), c.is_demo)
+    }
+
+    /// The end of external tool `name`'s stderr log and where it is; `None` when `name` is not
+    /// an external tool of the open session.
+    pub async fn tool_log(&self, name: &str) -> Option<(String, std::io::Result<String>)> {
+        let c = self.current.read().await;
+        let tools = c.external.as_ref()?;
+        if !tools.names().iter().any(|n| n == name) {
+            return None;
+        }
+        Some((tools.log_path(name).display().to_string(), tools.read_log(name)))
     }
 
     /// Starts forwarding store events of the current (and every later) session.
@@ -291,7 +304,7 @@ pub async fn open_session(
     path: &Path,
     policy: ResolvePolicy,
     journal: Option<Arc<Writer>>,
-    notices: &Notices,
+    notices: &Arc<Notices>,
 ) -> Result<Current, IpcError> {
     let session = Session::open(path, policy).map_err(|e| {
         let code = match e {
@@ -322,7 +335,7 @@ pub async fn open_session(
         });
     }
     let watcher = start_watcher(&session);
-    let (external, external_watch) = start_external(&session);
+    let (external, external_watch, tool_problems) = start_external(&session, notices);
     Ok(Current {
         session,
         is_demo: false,
@@ -333,6 +346,7 @@ pub async fn open_session(
         watcher,
         external: Some(external),
         _external_watch: external_watch,
+        _tool_problems: tool_problems,
     })
 }
 
@@ -374,12 +388,24 @@ fn start_watcher(session: &Arc<Session>) -> Option<resolve_watch::Watcher> {
 /// The external tools of the workspace and of the user's config folder, watched so adding,
 /// editing or removing a tool updates the session live. A tool that cannot be loaded is
 /// named on stderr (and kept in `problems()` for the window).
-fn start_external(session: &Arc<Session>) -> (resolve_external::ExternalTools, Option<resolve_external::ToolWatcher>) {
+fn start_external(
+    session: &Arc<Session>,
+    notices: &Arc<Notices>,
+) -> (resolve_external::ExternalTools, Option<resolve_external::ToolWatcher>, AbortOnDrop) {
     let config = resolve_external::Config::for_workspace(session.workspace().root());
     let tools = resolve_external::ExternalTools::load(session, config);
     for problem in tools.problems() {
         eprintln!("resolve-desk: tool not loaded: {problem}");
     }
+    // The window shows what could not be loaded, kept up to date as the folders change.
+    crate::notices::show_tool_problems(notices, &tools.problems());
+    let mut reloads = tools.subscribe();
+    let (follow, shown) = (tools.clone(), notices.clone());
+    let follower = AbortOnDrop(tauri::async_runtime::spawn(async move {
+        while reloads.changed().await.is_ok() {
+            crate::notices::show_tool_problems(&shown, &follow.problems());
+        }
+    }));
     let watch = match tools.watch(Arc::downgrade(session)) {
         Ok(w) => Some(w),
         Err(e) => {
@@ -387,7 +413,16 @@ fn start_external(session: &Arc<Session>) -> (resolve_external::ExternalTools, O
             None
         }
     };
-    (tools, watch)
+    (tools, watch, follower)
+}
+
+/// A task stopped when its owner is dropped (the session it follows is closed or switched).
+pub struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// The built-in tools of the app (the engine adds `resolve`).
@@ -397,7 +432,7 @@ pub fn load_tools(session: &Session) -> Result<(), String> {
     Ok(())
 }
 
-async fn open_demo(policy: ResolvePolicy, notices: &Notices) -> Result<Current, String> {
+async fn open_demo(policy: ResolvePolicy, notices: &Arc<Notices>) -> Result<Current, String> {
     let dir = tempfile::Builder::new()
         .prefix("resolve-desk-demo-")
         .tempdir()

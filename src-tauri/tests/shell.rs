@@ -925,3 +925,21 @@ fn a_partial_apply_leaves_out_one_replacement_and_the_history_says_so() {
     assert_eq!(out["isError"], false, "{out}");
     assert!(app.ws.path().join("photos/p1.jpg").exists());
 }
+
+#[test]
+fn a_tool_that_cannot_be_loaded_is_shown_in_a_banner_and_built_in_tools_have_no_log() {
+    let ws = fixture_ws();
+    let bad = ws.path().join(".resolve/tools/broken");
+    fs::create_dir_all(&bad).unwrap();
+    fs::write(bad.join("tool.json"), r#"{"name": "broken", "label": "Broken"}"#).unwrap();
+    let app = start_in(ws, tempfile::tempdir().unwrap());
+    let notices = invoke(&app, "list_notices", json!({})).unwrap();
+    let banner = notices.as_array().unwrap().iter().find(|n| n["id"] == "tools").unwrap_or_else(|| panic!("{notices}"));
+    assert_eq!(banner["level"], "warning");
+    let message = banner["message"].as_str().unwrap();
+    assert!(message.contains(".resolve/tools/broken/tool.json"), "names the file: {message}");
+    assert_eq!(banner["title"], "A tool could not be loaded");
+    let err = invoke(&app, "read_tool_log", json!({"name": "ast_edit"})).unwrap_err();
+    assert_eq!(err["code"], "unknownTool", "{err}");
+    assert!(err["message"].as_str().unwrap().contains("ast_edit is not an external tool"), "{err}");
+}

@@ -7,33 +7,12 @@
 // WebDriver session set-up, an upper bound on what a person waits). Prints a Markdown table.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
 import { appBinary, median, startDriver, tempDir } from "./launch.js";
+import { manyFiles } from "./bigfiles.js";
 
 const BIN = appBinary("release");
 const RUNS = Number(process.argv[2] ?? 3);
 const WAIT = { timeout: 120000, interval: 20 };
-
-// A workspace of 1,000 TypeScript files with 5 console.log calls each.
-function bigWorkspace() {
-  const ws = tempDir("rd-bench-ws-");
-  for (let d = 0; d < 20; d++) {
-    fs.mkdirSync(path.join(ws, `pkg${d}`));
-    for (let f = 0; f < 50; f++) {
-      let src = `import { logger } from "../logger";\n\nexport function f${f}(x: number): number {\n`;
-      for (let i = 0; i < 5; i++) src += `  console.log("step ${i}", x + ${i});\n  x = x * ${i + 2} - ${f};\n`;
-      src += "  return x;\n}\n";
-      fs.writeFileSync(path.join(ws, `pkg${d}`, `mod${f}.ts`), src);
-    }
-  }
-  fs.writeFileSync(path.join(ws, "logger.ts"), "export const logger = { debug: (..._a: unknown[]) => {} };\n");
-  const script = path.join(ws, "..", path.basename(ws) + ".jsonl");
-  fs.writeFileSync(
-    script,
-    JSON.stringify({ tool: "ast_edit", params: { ops: [{ pat: "console.log($$$A)", out: "logger.debug($$$A)" }], lang: "ts" } }) + "\n",
-  );
-  return { ws, script };
-}
 
 // Resident memory (KiB) of the app process and of its whole process tree (WebKit's web and
 // network processes are its children).
@@ -76,7 +55,7 @@ const big = [];
 try {
   for (let i = 0; i < RUNS; i++) demo.push(await measure(driver, ["--data-dir", data], false));
   for (let i = 0; i < RUNS; i++) {
-    const { ws, script } = bigWorkspace();
+    const { ws, script } = manyFiles();
     big.push(await measure(driver, [ws, "--script", script, "--data-dir", data], true));
   }
 } finally {

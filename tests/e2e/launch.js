@@ -48,12 +48,13 @@ async function portOpen(p, deadline) {
  * Starts tauri-driver on a free port. Returns `{ startApp(args), kill() }`; `startApp` opens a
  * WebDriver session running the app binary with `args` (one app at a time per driver).
  */
-export async function startDriver({ bin = appBinary(), logLevel = "warn", quiet = false } = {}) {
+export async function startDriver({ bin = appBinary(), logLevel = "warn", quiet = false, env = process.env } = {}) {
   if (!fs.existsSync(bin)) throw new Error(`app binary missing at ${bin}; build it with cargo build -p resolve-desk`);
   const port = await freePort();
   const nativePort = await freePort();
   const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
     stdio: quiet ? "ignore" : ["ignore", "inherit", "inherit"],
+    env,
   });
   await portOpen(port, Date.now() + 20000);
   return {

@@ -151,7 +151,10 @@ test("two MCP clients share the window's stack: LIFO across both, each card name
     assert.deepEqual(who, ["by agent-two", "by agent-one"], "the newest preview is on top");
     await browser.saveScreenshot(path.join(SHOTS, "mcp-two-agents.png"));
 
-    // The person discards agent-two's preview: the History says who asked for it.
+    // The person discards agent-two's preview: the History says who asked for it. A push never
+    // moves the person's selection: they go to the new top first.
+    await (await cards())[0].click();
+    await browser.waitUntil(async () => (await (await cards())[0].getAttribute("aria-current")) === "true", { ...WAIT, timeoutMsg: "the top card is shown" });
     await browser.$('[data-testid="reason-input"]').setValue("Not this one");
     const discard = await browser.$('[data-testid="discard-button"]');
     await browser.waitUntil(() => discard.isEnabled(), { ...WAIT, timeoutMsg: "discard enabled once a reason is typed" });
@@ -171,20 +174,27 @@ test("two MCP clients share the window's stack: LIFO across both, each card name
 
 test("closing the window while an agent waits applies nothing and tells the agent", async () => {
   const { client } = await agent("e2e-agent");
-  const stale = fs.readFileSync(path.join(ws, "src/stale.ts"), "utf8");
-  const answer = client.callTool({ name: "resolve", arguments: { action: "apply", reason: "go" } }, undefined, {
-    timeout: 120000,
-    resetTimeoutOnProgress: true,
-  });
-  await browser.$('[data-testid="proposal-text"]').waitForDisplayed(WAIT);
-  await browser.deleteSession();
-  browser = undefined;
-  const result = await answer;
-  assert.equal(result.isError, true, "the waiting resolve ends with an error");
-  assert.match(textOf(result), /nothing was applied|closed/i);
-  assert.equal(fs.readFileSync(path.join(ws, "src/stale.ts"), "utf8"), stale, "nothing applied");
-  const later = await client.callTool({ name: "ast_edit", arguments: EDIT });
-  assert.equal(later.isError, true);
-  assert.match(textOf(later), /resolve-desk /, "later calls say how to reopen the desk");
-  await client.close();
+  // Closed whatever happens, so a failure here cannot leave the test file waiting on it.
+  try {
+    const stale = fs.readFileSync(path.join(ws, "src/stale.ts"), "utf8");
+    const answer = client.callTool({ name: "resolve", arguments: { action: "apply", reason: "go" } }, undefined, {
+      timeout: 120000,
+      resetTimeoutOnProgress: true,
+    });
+    answer.catch(() => {});
+    // The proposal is shown beside the top action, once the person looks at it.
+    await (await cards())[0].click();
+    await browser.$('[data-testid="proposal-text"]').waitForDisplayed(WAIT);
+    await browser.deleteSession();
+    browser = undefined;
+    const result = await answer;
+    assert.equal(result.isError, true, "the waiting resolve ends with an error");
+    assert.match(textOf(result), /nothing was applied|closed/i);
+    assert.equal(fs.readFileSync(path.join(ws, "src/stale.ts"), "utf8"), stale, "nothing applied");
+    const later = await client.callTool({ name: "ast_edit", arguments: EDIT });
+    assert.equal(later.isError, true);
+    assert.match(textOf(later), /resolve-desk /, "later calls say how to reopen the desk");
+  } finally {
+    await client.close();
+  }
 });

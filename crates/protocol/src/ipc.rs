@@ -86,6 +86,8 @@ pub mod commands {
     /// `{ actionId, path } -> FileReplacements`: the single replacements of one `ast_edit`
     /// file, which a partial apply can leave out one by one
     pub const GET_FILE_REPLACEMENTS: &str = "get_file_replacements";
+    /// `{ name } -> ToolLog`: the end of an external tool's stderr log
+    pub const READ_TOOL_LOG: &str = "read_tool_log";
 }
 
 /// Names of the events the shell emits (kebab-case).

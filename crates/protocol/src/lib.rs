@@ -63,4 +63,4 @@ pub use resolve::{
 };
 pub use session::{Policy, SessionInfo};
 pub use stale::SincePreview;
-pub use tool::{ScriptStep, ToolInfo, ToolProgress, ToolRunOutcome};
+pub use tool::{ScriptStep, ToolInfo, ToolLog, ToolProgress, ToolRunOutcome};

@@ -56,3 +56,14 @@ pub struct ScriptStep {
     pub is_error: bool,
     pub text: String,
 }
+
+/// Returned by `read_tool_log`: the end of an external tool's stderr log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolLog {
+    pub tool: String,
+    /// Where the whole log is.
+    pub path: String,
+    /// Its last 64 KiB; empty before the tool first ran.
+    pub text: String,
+}

@@ -66,6 +66,7 @@ pub fn bindings() -> String {
     declaration::<ToolRunOutcome>(&mut out);
     declaration::<ToolProgress>(&mut out);
     declaration::<ScriptStep>(&mut out);
+    declaration::<ToolLog>(&mut out);
     declaration::<Actor>(&mut out);
     declaration::<AgentUpdate>(&mut out);
     declaration::<AgentEvent>(&mut out);

@@ -232,3 +232,18 @@ describe('schema form model: string or list, $ref, pattern', () => {
     expect(s.properties!.x!.description).toContain('unsupported reference other.json#/x');
   });
 });
+
+describe('the tool log', () => {
+  it("shows an external tool's log, and says why a built-in tool has none", async () => {
+    const { FakeBackend } = await import('../test/fakeBackend');
+    const backend = new FakeBackend({ latencyMs: 0 });
+    backend.setToolLog('demo', 'replace-text: reading src/a.ts\nwarning: 2 files skipped\n');
+    render(RunToolDialog, { tools: [tools[0]!, { ...tools[0]!, name: 'builtin', label: 'Built in' }], onRun: () => {}, onReadLog: (n: string) => backend.readToolLog(n) });
+    await userEvent.click(screen.getByTestId('show-tool-log'));
+    await waitFor(() => expect(screen.getByTestId('tool-log')).toHaveTextContent('warning: 2 files skipped'));
+    await userEvent.selectOptions(screen.getByTestId('tool-select'), 'builtin');
+    expect(screen.queryByTestId('tool-log'), 'the log shown is the selected tool\'s').toBeNull();
+    await userEvent.click(screen.getByTestId('show-tool-log'));
+    await waitFor(() => expect(screen.getByTestId('tool-log')).toHaveTextContent('builtin is not an external tool'));
+  });
+});

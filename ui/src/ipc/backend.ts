@@ -28,6 +28,7 @@ import type {
   SessionInfo,
   SincePreview,
   ToolInfo,
+  ToolLog,
   ToolProgress,
   ToolRunOutcome,
 } from './generated/protocol';
@@ -78,6 +79,8 @@ export interface Backend {
   resolveAction(action: ResolveChoice, reason: string, expectedId: string, leaveOut?: LeaveOut | null): Promise<ResolveOutcome>;
   listHistory(): Promise<HistoryEntry[]>;
   listTools(): Promise<ToolInfo[]>;
+  /** The end of an external tool's stderr log; rejects with `unknownTool` for a built-in tool. */
+  readToolLog(name: string): Promise<ToolLog>;
   runTool(name: string, params: unknown): Promise<ToolRunOutcome>;
   rerunAction(actionId: string): Promise<ToolRunOutcome>;
   runScript(text: string): Promise<ScriptStep[]>;

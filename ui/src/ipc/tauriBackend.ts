@@ -9,7 +9,7 @@ import type { AgentSettingsInput } from './backend';
 import type {
   AgentSettings, AgentUpdate, CloseRequested, ExportOutcome, HistoryPage, ConversationView, NewConversationOutcome, Notice, Policy,
   FileDiff, FileEntry, FileTexts, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
-  ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome, SincePreview, FileReplacements,
+  ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome, SincePreview, FileReplacements, ToolLog,
 } from './generated/protocol';
 
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
@@ -17,6 +17,21 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
     return await invoke<T>(command, args);
   } catch (err) {
     throw toBackendError(err);
+  }
+}
+
+// The window's tool runs in flight (run, re-run, script), by the id each is sent with, so
+// Cancel names them: a Cancel that reaches the backend before its run started there still
+// cancels it.
+let nextRunId = 1;
+const inFlight = new Set<number>();
+async function tracked<T>(run: (runId: number) => Promise<T>): Promise<T> {
+  const id = nextRunId++;
+  inFlight.add(id);
+  try {
+    return await run(id);
+  } finally {
+    inFlight.delete(id);
   }
 }
 
@@ -50,10 +65,11 @@ export function createTauriBackend(): Backend {
     listHistory: () => call<HistoryEntry[]>('list_history'),
     undoDecision: (decisionId, reason) => call<ResolveOutcome>('undo_decision', { decisionId, reason }),
     redoDecision: (decisionId, reason) => call<ResolveOutcome>('redo_decision', { decisionId, reason }),
+    readToolLog: (name) => call<ToolLog>('read_tool_log', { name }),
     listTools: () => call<ToolInfo[]>('list_tools'),
-    runTool: (name, params) => call<ToolRunOutcome>('run_tool', { name, params }),
-    rerunAction: (actionId) => call<ToolRunOutcome>('rerun_action', { actionId }),
-    runScript: (text) => call<ScriptStep[]>('run_script', { text }),
+    runTool: (name, params) => tracked((runId) => call<ToolRunOutcome>('run_tool', { name, params, runId })),
+    rerunAction: (actionId) => tracked((runId) => call<ToolRunOutcome>('rerun_action', { actionId, runId })),
+    runScript: (text) => tracked((runId) => call<ScriptStep[]>('run_script', { text, runId })),
     openWorkspace: (path) => call<SessionInfo>('open_workspace', { path }),
     recentWorkspaces: () => call<string[]>('recent_workspaces'),
     async pickFolder() {
@@ -114,7 +130,7 @@ export function createTauriBackend(): Backend {
       if (picked === null) return null;
       return pickedInside(workspaceRoot, Array.isArray(picked) ? picked : [picked]);
     },
-    cancelToolRun: () => call<void>('cancel_tool_run'),
+    cancelToolRun: () => call<void>('cancel_tool_run', { runIds: [...inFlight] }),
     getFileReplacements: (actionId, path) => call<FileReplacements>('get_file_replacements', { actionId, path }),
   };
 }

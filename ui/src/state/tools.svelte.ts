@@ -27,6 +27,11 @@ export class ToolRunner {
   /** A picker refusal (a path outside the workspace) or failure. */
   pickError: string | null = $state(null);
 
+  /** The end of external tool `name`'s stderr log (rejects for a built-in tool). */
+  readLog(name: string) {
+    return this.backend.readToolLog(name);
+  }
+
   /** The Run tool dialog's run is in flight. */
   get running(): boolean {
     return this.activity === 'tool';

@@ -12,7 +12,7 @@ import type {
   HistoryPage, HistoryQuery, NewConversationOutcome, Notice, Policy, Proposal,
   ActionSummary, FileDiff, FileEntry, FileTexts, HistoryEntry, QueueChanged,
   QueueSnapshot, RenameRow, ResolveChoice, ResolveOutcome, ScriptStep, SessionInfo,
-  ToolInfo, ToolProgress, ToolRunOutcome, SincePreview, LeaveOut, FileReplacements,
+  ToolInfo, ToolLog, ToolProgress, ToolRunOutcome, SincePreview, LeaveOut, FileReplacements,
 } from '../ipc/generated/protocol';
 import DEMO_JSON from '../ipc/fixtures/demo.json';
 // The agent's events come from the protocol fixtures the Rust side round-trips, so the
@@ -192,6 +192,21 @@ export class FakeBackend implements Backend {
     const action = this.find(actionId);
     if (!action.diffs[path]) throw new BackendError('unknownFile', `${path} is not part of action ${actionId}`);
     return structuredClone(action.texts?.[path] ?? { path, old: null, new: null });
+  }
+
+  /** Logs of the scenario's external tools, by name (`setToolLog`); the built-ins have none. */
+  private toolLogs = new Map<string, string>();
+  setToolLog(name: string, text: string) {
+    this.toolLogs.set(name, text);
+  }
+
+  async readToolLog(name: string): Promise<ToolLog> {
+    await this.delay();
+    const text = this.toolLogs.get(name);
+    if (text === undefined) {
+      throw new BackendError('unknownTool', `${name} is not an external tool of this workspace: only tools in .resolve/tools or your tools folder have a log.`);
+    }
+    return { tool: name, path: `/home/me/.local/state/resolve-desk/tool-logs/${name}.log`, text };
   }
 
   async getActionRenames(actionId: string): Promise<RenameRow[]> {

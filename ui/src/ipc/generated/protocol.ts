@@ -435,6 +435,19 @@ step: number,
 line: number, tool: string, isError: boolean, text: string, };
 
 /**
+ * Returned by `read_tool_log`: the end of an external tool's stderr log.
+ */
+export type ToolLog = { tool: string, 
+/**
+ * Where the whole log is.
+ */
+path: string, 
+/**
+ * Its last 64 KiB; empty before the tool first ran.
+ */
+text: string, };
+
+/**
  * Who made a call or a decision.
  */
 export type Actor = "person" | "agent" | "script";

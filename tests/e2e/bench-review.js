@@ -1,0 +1,98 @@
+// Review at size (a benchmark, not a test): for a 5,000-replacement / 1,000-file ast_edit action
+// and for one 20,000-line file with 5,000 rewrites, measures
+// - open: click on the card → the first diff rows painted (the action was previewed at start);
+// - highlighted: → the whole-file highlighting painted (the 20,000-line file);
+// - scroll frame time: the diff scrolled 600 frames at 120 px a frame (requestAnimationFrame
+//   deltas, performance.now() in the page): median, p95, max;
+// - resident memory once scrolled: the app process, and WebKit's processes (its children).
+//
+//   RESOLVE_DESK_BIN=$CARGO_TARGET_DIR/release/resolve-desk xvfb-run -a --server-args="-screen 0 1400x900x24" node bench-review.js [RUNS]
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import { appBinary, median, startDriver, tempDir } from "./launch.js";
+import { bigFile, manyFiles } from "./bigfiles.js";
+
+const BIN = appBinary("release");
+const RUNS = Number(process.argv[2] ?? 3);
+const WAIT = { timeout: 180000, interval: 20 };
+
+function rss(pid) {
+  const kib = (p) => Number((fs.readFileSync(`/proc/${p}/status`, "utf8").match(/VmRSS:\s+(\d+)/) ?? [0, 0])[1]);
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    try {
+      tree.push(...execFileSync("pgrep", ["-P", String(tree[i])], { encoding: "utf8" }).trim().split("\n").filter(Boolean).map(Number));
+    } catch {}
+  }
+  const app = kib(pid);
+  return { app, webkit: tree.slice(1).reduce((a, p) => a + kib(p), 0) };
+}
+
+async function measure(driver, { ws, script }, waitHighlight) {
+  const browser = await driver.startApp([ws, "--script", script, "--data-dir", tempDir("rd-bench-review-data-")]);
+  try {
+    await browser.$('[data-testid="queue-card"]').waitForDisplayed(WAIT);
+    const t0 = Date.now();
+    await browser.execute(() => {
+      window.__rows = null;
+      window.__lit = null;
+      const obs = new MutationObserver(() => {
+        if (!window.__rows && document.querySelector('[data-testid="diff-line"]')) requestAnimationFrame(() => (window.__rows = Date.now()));
+        if (!window.__lit && document.querySelector('[data-testid="diff-line"] .hljs-comment, [data-testid="diff-line"] .hljs-string')) {
+          requestAnimationFrame(() => (window.__lit = Date.now()));
+        }
+        if (window.__rows && window.__lit) obs.disconnect();
+      });
+      obs.observe(document.body, { childList: true, subtree: true });
+    });
+    await browser.$('[data-testid="queue-card"]').click();
+    await browser.waitUntil(() => browser.execute(() => window.__rows !== null), WAIT);
+    const open = (await browser.execute(() => window.__rows)) - t0;
+    let lit = null;
+    if (waitHighlight) {
+      await browser.waitUntil(() => browser.execute(() => window.__lit !== null), WAIT);
+      lit = (await browser.execute(() => window.__lit)) - t0;
+    }
+    const frames = await browser.executeAsync((done) => {
+      const el = document.querySelector('[data-testid="diff-scroll"]');
+      const deltas = [];
+      let last = performance.now();
+      let n = 0;
+      const step = (t) => {
+        deltas.push(t - last);
+        last = t;
+        el.scrollTop += 120;
+        if (++n < 600) requestAnimationFrame(step);
+        else done({ deltas, rows: el.querySelectorAll('[data-testid="diff-line"]').length });
+      };
+      requestAnimationFrame(step);
+    });
+    const pid = Number(execFileSync("pgrep", ["-n", "-f", `^${BIN}`], { encoding: "utf8" }).trim());
+    const sorted = frames.deltas.slice(1).sort((a, b) => a - b);
+    return { open, lit, p50: sorted[Math.floor(sorted.length / 2)], p95: sorted[Math.floor(sorted.length * 0.95)], max: sorted.at(-1), rows: frames.rows, mem: rss(pid) };
+  } finally {
+    await browser.deleteSession();
+  }
+}
+
+const driver = await startDriver({ bin: BIN, logLevel: "error", quiet: true });
+const results = { many: [], big: [] };
+try {
+  for (let i = 0; i < RUNS; i++) {
+    results.many.push(await measure(driver, manyFiles(), false));
+    results.big.push(await measure(driver, bigFile(), true));
+  }
+} finally {
+  driver.kill();
+}
+const ms = (x) => (x === null ? "—" : `${Math.round(x)} ms`);
+const f1 = (x) => `${x.toFixed(1)} ms`;
+const mib = (k) => `${(k / 1024).toFixed(0)} MiB`;
+const row = (name, rs) => {
+  const m = (k) => median(rs.map(k));
+  return `| ${name} | ${ms(m((r) => r.open))} | ${ms(rs[0].lit === null ? null : m((r) => r.lit))} | ${f1(m((r) => r.p50))} / ${f1(m((r) => r.p95))} / ${f1(m((r) => r.max))} | ${m((r) => r.rows)} | ${mib(m((r) => r.mem.app))} | ${mib(m((r) => r.mem.webkit))} |`;
+};
+console.log(`binary: ${BIN}; runs: ${RUNS} (medians)\n`);
+console.log("| action | open (click → rows painted) | whole-file highlighting painted | scroll frame p50 / p95 / max | rows in DOM | app RSS | WebKit RSS |\n|---|---:|---:|---:|---:|---:|---:|");
+console.log(row("5,000 replacements in 1,000 files (first file's diff)", results.many));
+console.log(row("one 20,000-line file, 5,000 rewrites", results.big));

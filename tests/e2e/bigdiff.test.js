@@ -1,0 +1,75 @@
+// End to end: a 20,000-line file with 5,000 rewrites in the real app. The diff opens (windowed:
+// a few dozen rows in the DOM of ~25,000), a block comment spanning lines is coloured as a
+// comment on every line (the whole file is highlighted, then cut into lines), the lines after
+// the last change unfold from the file's text, and the end of the file scrolls into view.
+// Saves docs/screenshots/long-diff-multiline-comment.png.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { root, startDriver, tempDir } from "./launch.js";
+import { bigFile } from "./bigfiles.js";
+
+const SHOTS = path.join(root, "docs/screenshots");
+const WAIT = { timeout: 60000, interval: 100 };
+
+let driver;
+let browser;
+
+before(async () => {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  const { ws, script } = bigFile();
+  driver = await startDriver();
+  browser = await driver.startApp([ws, "--script", script, "--data-dir", tempDir("rd-e2e-big-data-")]);
+  await browser.$('[data-testid="queue-card"]').waitForExist(WAIT);
+});
+
+after(async () => {
+  await browser?.deleteSession().catch(() => {});
+  driver?.kill();
+});
+
+/** In the page: the rows on screen as [old no, new no, text, comment text]. */
+const rows = () =>
+  browser.execute(() =>
+    [...document.querySelectorAll('[data-testid="diff-line"]')].map((r) => {
+      const [o, n] = r.querySelectorAll(".no");
+      return [Number(o.textContent) || null, Number(n.textContent) || null, r.querySelector(".text").textContent, [...r.querySelectorAll(".text .hljs-comment")].map((c) => c.textContent).join("")];
+    }),
+  );
+
+test("the 20,000-line diff opens windowed, highlighted as a whole file", async () => {
+  await browser.$('[data-testid="queue-card"]').click();
+  await browser.$('[data-testid="diff-line"]').waitForExist(WAIT);
+  const total = Number(await browser.$('[data-testid="diff-table"]').getAttribute("aria-rowcount"));
+  assert.ok(total > 20000, `~25,000 rows in the diff, got ${total}`);
+  assert.ok((await rows()).length < 200, "only the rows in view are in the DOM");
+  // Line 5 is the second line of a block comment that mentions console.log(here).
+  await browser.waitUntil(async () => (await rows()).some(([, n, , comment]) => n === 5 && comment.includes("console.log(here)")), {
+    ...WAIT,
+    timeoutMsg: "line 5 (inside a block comment) was not coloured as a comment",
+  });
+  const line5 = (await rows()).find(([, n]) => n === 5);
+  assert.equal(line5[3].trim(), line5[2].trim(), "the whole of line 5 is comment");
+  await browser.saveScreenshot(path.join(SHOTS, "long-diff-multiline-comment.png"));
+});
+
+test("the lines after the last change unfold from the file and the end scrolls into view", async () => {
+  const scroller = await browser.$('[data-testid="diff-scroll"]');
+  await browser.execute((el) => (el.scrollTop = el.scrollHeight), scroller);
+  await browser.waitUntil(async () => {
+    const all = await browser.$$('[data-testid="unfold-all"]');
+    return all.length > 0;
+  }, { ...WAIT, timeoutMsg: "no gap to unfold at the end" });
+  // The last gap's "Expand N lines" (clicked in the page: the row may be at the very edge).
+  await browser.execute(() => [...document.querySelectorAll('[data-testid="unfold-all"]')].at(-1).click());
+  await browser.waitUntil(
+    async () => {
+      await browser.execute((el) => (el.scrollTop = el.scrollHeight), scroller);
+      return (await rows()).some(([, n]) => n === 20000);
+    },
+    { ...WAIT, timeoutMsg: "line 20,000 never showed" },
+  );
+  const last = (await rows()).find(([, n]) => n === 20000);
+  assert.match(last[2], /const tail19999 = 19999;/);
+});
