@@ -104,7 +104,7 @@ export class PartialPicks {
  * changes (for the replacement list's checkboxes).
  */
 export class FileReplacementsView {
-  data: FileReplacements | null = $state(null);
+  data: FileReplacements | null = $state.raw(null);
   loading = $state(false);
   error: string | null = $state(null);
   private token = 0;

@@ -17,17 +17,19 @@ export type FileLines = {
 };
 
 export class Preview {
-  files: FileEntry[] = $state([]);
+  // Raw (not deeply reactive): replaced whole on each load, never changed in place; a deep proxy of a
+  // 25,000-line diff costs seconds and hundreds of MiB.
+  files: FileEntry[] = $state.raw([]);
   filesLoading = $state(false);
   /** The file list (or rename table) could not be read. */
   filesError: string | null = $state(null);
-  renames: RenameRow[] = $state([]);
+  renames: RenameRow[] = $state.raw([]);
   selectedPath: string | null = $state(null);
-  diff: FileDiff | null = $state(null);
+  diff: FileDiff | null = $state.raw(null);
   diffLoading = $state(false);
   diffError: string | null = $state(null);
   /** The selected file's text (for unfolding and highlighting); `null` until loaded. */
-  lines: FileLines | null = $state(null);
+  lines: FileLines | null = $state.raw(null);
   /** How much of each gap between hunks is unfolded, by gap index. */
   unfolds: Record<number, Unfold> = $state({});
   mode: DiffMode = $state('unified');
