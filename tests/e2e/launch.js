@@ -92,3 +92,34 @@ export function watchForCard(browser) {
     obs.observe(document.body, { childList: true, subtree: true });
   });
 }
+
+/** Resolves once `check()` is true (polled every 50 ms); throws naming `what` after `timeout` ms. */
+export async function until(check, what, timeout = 20000) {
+  const deadline = Date.now() + timeout;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The text parts of an MCP tool result, joined by newlines. */
+export const textOf = (result) => result.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+
+/**
+ * The app on a copy of the shop fixture, with a private runtime folder (`XDG_RUNTIME_DIR`, set for
+ * this process so `rdesk mcp` finds the same socket), once its MCP socket is listening.
+ * `prefix` names the temporary folders. Returns `{ ws, driver, browser }`.
+ */
+export async function startAppWithMcp(prefix) {
+  const ws = tempDir(`${prefix}-ws-`, "tests/fixtures/shop");
+  const runtime = tempDir(`${prefix}-run-`);
+  fs.chmodSync(runtime, 0o700);
+  process.env.XDG_RUNTIME_DIR = runtime;
+  const driver = await startDriver();
+  const browser = await driver.startApp([ws, "--data-dir", tempDir(`${prefix}-data-`)]);
+  await browser.setWindowSize(1400, 900).catch(() => {});
+  await browser.$('[data-testid="queue-empty"]').waitForDisplayed({ timeout: 20000, interval: 100 });
+  const sockets = path.join(runtime, "resolve-desk");
+  await until(() => fs.existsSync(sockets) && fs.readdirSync(sockets).some((f) => f.endsWith(".sock")), "the app's MCP socket");
+  return { ws, driver, browser };
+}

@@ -10,7 +10,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { rdeskBinary, root, startDriver, tempDir } from "./launch.js";
+import { rdeskBinary, root, startAppWithMcp, textOf, until } from "./launch.js";
 
 const SHOTS = path.join(root, "docs/screenshots");
 const WAIT = { timeout: 20000, interval: 100 };
@@ -23,7 +23,6 @@ const RENAME_EDIT = { ops: [{ pat: "oldName($A)", out: "newName($A)" }], lang: "
 let driver;
 let browser;
 let ws;
-let runtime;
 
 const cards = () => browser.$$('[data-testid="queue-card"]');
 const waitForCards = (n) =>
@@ -32,15 +31,6 @@ const waitForCards = (n) =>
 // The card's "by <client>" line (its text node: WebKitWebDriver's getText is empty for this
 // ellipsis-styled span although the screenshots show it).
 const pushedBy = async (card) => ((await card.$('[data-testid="pushed-by"]').getProperty("textContent")) ?? "").trim();
-
-// Resolves once `check()` holds (polled; a condition, not a sleep).
-async function until(check, what, timeout = WAIT.timeout) {
-  const deadline = Date.now() + timeout;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** An MCP client named `name` joined to the open window through `rdesk mcp --workspace`. */
 async function agent(name) {
@@ -61,21 +51,10 @@ async function agent(name) {
 }
 
 const toolNames = async (client) => (await client.listTools()).tools.map((t) => t.name);
-const textOf = (result) => result.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 
 before(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
-  ws = tempDir("rd-e2e-mcp-ws-", "tests/fixtures/shop");
-  // The app and `rdesk mcp` meet on a socket under the runtime directory: a private one here.
-  runtime = tempDir("rd-e2e-mcp-run-");
-  fs.chmodSync(runtime, 0o700);
-  process.env.XDG_RUNTIME_DIR = runtime;
-  driver = await startDriver();
-  browser = await driver.startApp([ws, "--data-dir", tempDir("rd-e2e-mcp-data-")]);
-  await browser.setWindowSize(1400, 900).catch(() => {});
-  await browser.$('[data-testid="queue-empty"]').waitForDisplayed(WAIT);
-  const sockets = path.join(runtime, "resolve-desk");
-  await until(() => fs.existsSync(sockets) && fs.readdirSync(sockets).some((f) => f.endsWith(".sock")), "the app's MCP socket");
+  ({ ws, driver, browser } = await startAppWithMcp("rd-e2e-mcp"));
 });
 
 after(async () => {

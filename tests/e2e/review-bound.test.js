@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { rdeskBinary, root, startDriver, tempDir } from "./launch.js";
+import { rdeskBinary, root, startAppWithMcp, textOf, until } from "./launch.js";
 
 const SHOTS = path.join(root, "docs/screenshots");
 const WAIT = { timeout: 20000, interval: 100 };
@@ -28,15 +28,6 @@ const selectedId = async () => {
   for (const c of await cards()) if ((await c.getAttribute("aria-current")) === "true") return c.getAttribute("data-action-id");
   return null;
 };
-const textOf = (result) => result.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
-
-async function until(check, what, timeout = WAIT.timeout) {
-  const deadline = Date.now() + timeout;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function agent(name) {
   const client = new Client({ name, version: "1.0.0" });
@@ -52,16 +43,7 @@ async function agent(name) {
 
 before(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
-  ws = tempDir("rd-e2e-bound-ws-", "tests/fixtures/shop");
-  const runtime = tempDir("rd-e2e-bound-run-");
-  fs.chmodSync(runtime, 0o700);
-  process.env.XDG_RUNTIME_DIR = runtime;
-  driver = await startDriver();
-  browser = await driver.startApp([ws, "--data-dir", tempDir("rd-e2e-bound-data-")]);
-  await browser.setWindowSize(1400, 900).catch(() => {});
-  await browser.$('[data-testid="queue-empty"]').waitForDisplayed(WAIT);
-  const sockets = path.join(runtime, "resolve-desk");
-  await until(() => fs.existsSync(sockets) && fs.readdirSync(sockets).some((f) => f.endsWith(".sock")), "the app's MCP socket");
+  ({ ws, driver, browser } = await startAppWithMcp("rd-e2e-bound"));
 });
 
 after(async () => {
