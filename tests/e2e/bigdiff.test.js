@@ -57,12 +57,20 @@ test("the 20,000-line diff opens windowed, highlighted as a whole file", async (
 test("the lines after the last change unfold from the file and the end scrolls into view", async () => {
   const scroller = await browser.$('[data-testid="diff-scroll"]');
   await browser.execute((el) => (el.scrollTop = el.scrollHeight), scroller);
-  await browser.waitUntil(async () => {
-    const all = await browser.$$('[data-testid="unfold-all"]');
-    return all.length > 0;
-  }, { ...WAIT, timeoutMsg: "no gap to unfold at the end" });
-  // The last gap's "Expand N lines" (clicked in the page: the row may be at the very edge).
-  await browser.execute(() => [...document.querySelectorAll('[data-testid="unfold-all"]')].at(-1).click());
+  // The fold after the last change is the one that only grows downwards (no "↑" button). Keep
+  // scrolling to the end until it is rendered (rows are measured as they appear), then expand it.
+  await browser.waitUntil(
+    () =>
+      browser.execute((el) => {
+        el.scrollTop = el.scrollHeight;
+        const last = [...document.querySelectorAll('[data-testid="expand-gap"]')]
+          .map((g) => g.closest('[role="row"]'))
+          .find((row) => row.querySelector('[data-testid="unfold-down"]') && !row.querySelector('[data-testid="unfold-up"]'));
+        last?.querySelector('[data-testid="unfold-all"]').click();
+        return !!last;
+      }, scroller),
+    { ...WAIT, timeoutMsg: "no fold after the last change" },
+  );
   await browser.waitUntil(
     async () => {
       await browser.execute((el) => (el.scrollTop = el.scrollHeight), scroller);
