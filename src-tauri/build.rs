@@ -34,6 +34,7 @@ fn main() {
         "cancel_tool_run",
         "get_file_replacements",
         "read_tool_log",
+        "startup_painted",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

@@ -459,3 +459,11 @@ pub async fn read_tool_log(state: State<'_, AppState>, name: String) -> Result<w
         Some((path, Err(e))) => Err(IpcError::new(IpcErrorCode::Io, format!("cannot read the log {path}: {e}"))),
     }
 }
+
+/// The page has painted the queue for the first time: records the start-up profile (the
+/// page's own marks, ms since its navigation started at `origin`, epoch ms) when
+/// `RESOLVE_DESK_STARTUP_MARK` names a file; otherwise does nothing.
+#[tauri::command]
+pub fn startup_painted(marks: Vec<(String, f64)>, origin: f64) {
+    crate::startup::painted(&marks, origin);
+}

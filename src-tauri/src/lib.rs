@@ -17,6 +17,7 @@
 //! - [`history`]: the History dialog's search, pages and export
 //! - [`leave`]: leaving a workspace with pending actions (discard all; the close guard)
 //! - [`undo`]: Undo / Redo from the history (undo data in the journal, retention)
+//! - [`startup`]: start-up marks (where the time goes before the first paint)
 //! - [`args`]: the command line (`resolve-desk [WORKSPACE] [--script FILE] …`)
 
 pub mod agent;
@@ -31,6 +32,7 @@ pub mod leave;
 pub mod mcp_socket;
 pub mod notices;
 pub mod runs;
+pub mod startup;
 pub mod state;
 pub mod undo;
 
@@ -74,6 +76,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             commands::cancel_tool_run,
             commands::get_file_replacements,
             commands::read_tool_log,
+            commands::startup_painted,
         ])
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {
@@ -81,6 +84,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             }
         })
         .setup(|app| {
+            startup::mark("window_created");
             if let Some(window) = app.get_webview_window("main") {
                 if let Err(e) = fit::fit_to_monitor(&window, (900.0, 600.0), (1400.0, 900.0)) {
                     eprintln!("resolve-desk: could not fit the window to the screen: {e}");
@@ -95,6 +99,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
 
 /// Starts the app (parses the command line, opens the workspace or the demo).
 pub fn run() {
+    startup::begin();
     let args = match args::Args::parse(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(message) => {
@@ -109,6 +114,7 @@ pub fn run() {
             std::process::exit(2);
         }
     };
+    startup::mark("session_opened");
     let result = builder(tauri::Builder::<tauri::Wry>::new(), state)
         .plugin(tauri_plugin_dialog::init())
         // The last size and position (not the visibility: the window always shows).

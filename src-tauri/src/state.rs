@@ -63,6 +63,7 @@ impl AppState {
         let recents = Recents::new(data_dir.clone());
         let notices = Arc::new(Notices::default());
         let journal = open_journal(&data_dir.join("journal.sqlite3"), &notices);
+        crate::startup::mark("journal_opened");
         let current = match &args.workspace {
             Some(path) => open_session(path, args.policy, journal.clone(), &notices).await.map_err(|e| e.message)?,
             None => open_demo(args.policy, &notices).await?,
@@ -70,8 +71,10 @@ impl AppState {
         if !current.is_demo {
             recents.add(current.session.workspace().root());
         }
+        crate::startup::mark("workspace_opened");
         let mut current = current;
         current.mcp = crate::mcp_socket::start(&current.session, current.is_demo);
+        crate::startup::mark("mcp_started");
         if let Some(script) = &args.script {
             let file =
                 std::fs::File::open(script).map_err(|e| format!("cannot read script {}: {e}", script.display()))?;
@@ -440,6 +443,7 @@ async fn open_demo(policy: ResolvePolicy, notices: &Arc<Notices>) -> Result<Curr
     crate::demo::write_files(dir.path()).map_err(|e| format!("cannot write the demo project: {e}"))?;
     // The demo's decisions are not journalled: its folder is new and temporary each time.
     let mut current = open_session(dir.path(), policy, None, notices).await.map_err(|e| e.message)?;
+    crate::startup::mark("demo_session_opened");
     resolve_agent::run_script(&current.session, Actor::Script, crate::demo::SCRIPT.as_bytes(), |step| {
         if step.is_error {
             eprintln!("resolve-desk: demo step {} ({}) failed: {}", step.step, step.tool, step.text);

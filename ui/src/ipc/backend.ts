@@ -81,6 +81,8 @@ export interface Backend {
   listTools(): Promise<ToolInfo[]>;
   /** The end of an external tool's stderr log; rejects with `unknownTool` for a built-in tool. */
   readToolLog(name: string): Promise<ToolLog>;
+  /** The queue was painted for the first time: the page's start-up marks (ms since `origin`, epoch ms). */
+  startupPainted(marks: Array<[string, number]>, origin: number): Promise<void>;
   runTool(name: string, params: unknown): Promise<ToolRunOutcome>;
   rerunAction(actionId: string): Promise<ToolRunOutcome>;
   runScript(text: string): Promise<ScriptStep[]>;

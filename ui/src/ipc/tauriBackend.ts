@@ -66,6 +66,7 @@ export function createTauriBackend(): Backend {
     undoDecision: (decisionId, reason) => call<ResolveOutcome>('undo_decision', { decisionId, reason }),
     redoDecision: (decisionId, reason) => call<ResolveOutcome>('redo_decision', { decisionId, reason }),
     readToolLog: (name) => call<ToolLog>('read_tool_log', { name }),
+    startupPainted: (marks, origin) => call<void>('startup_painted', { marks, origin }),
     listTools: () => call<ToolInfo[]>('list_tools'),
     runTool: (name, params) => tracked((runId) => call<ToolRunOutcome>('run_tool', { name, params, runId })),
     rerunAction: (actionId) => tracked((runId) => call<ToolRunOutcome>('rerun_action', { actionId, runId })),

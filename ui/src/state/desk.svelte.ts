@@ -10,6 +10,7 @@ import { HistorySearch } from './history.svelte';
 import { Notices } from './notices.svelte';
 import { Preview } from './preview.svelte';
 import { Review } from './review.svelte';
+import { afterNextPaint, mark } from '../lib/startup';
 import { SinceChanges } from './sincePreview.svelte';
 import { ToolRunner } from './tools.svelte';
 
@@ -139,7 +140,10 @@ export class Desk {
     })();
     this.now = this.clock();
     void review.refreshSession();
-    void review.refreshAll();
+    void review.refreshAll().then(() => {
+      mark('queue_loaded');
+      afterNextPaint((marks, origin) => void backend.startupPainted(marks, origin).catch(() => {}));
+    });
     void backend.getAgentSettings().then((s) => { agent.settings = s; }, () => {});
     const tick = setInterval(() => { this.now = this.clock(); }, 30_000);
     return () => {

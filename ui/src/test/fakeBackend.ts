@@ -200,6 +200,12 @@ export class FakeBackend implements Backend {
     this.toolLogs.set(name, text);
   }
 
+  /** Start-up marks the page sent (tests may read them). */
+  startupMarks: Array<[string, number]> | null = null;
+  async startupPainted(marks: Array<[string, number]>): Promise<void> {
+    this.startupMarks = marks;
+  }
+
   async readToolLog(name: string): Promise<ToolLog> {
     await this.delay();
     const text = this.toolLogs.get(name);
