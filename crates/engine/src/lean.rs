@@ -103,6 +103,7 @@ fn trim_value(v: Value, budget: usize) -> Value {
                 used += n;
                 kept.push(item);
             }
+            kept.shrink_to_fit();
             Value::Array(kept)
         }
         Value::Object(map) => {
