@@ -23,7 +23,7 @@ const selectedId = () => screen.getAllByTestId('queue-card').find((c) => c.getAt
 /** Another process (a script, the agent, an MCP client) pushes a preview. */
 async function pushFromElsewhere(backend: FakeBackend): Promise<string> {
   const out = await backend.runTool('ast_edit', { ops: [{ pat: 'console.warn($A)', out: 'logger.warn($A)' }] });
-  const id = (out.details as { actionId: string }).actionId;
+  const id = (out.details as { action_id: string }).action_id;
   await waitFor(() => expect(cardIds()[0]).toBe(id));
   return id;
 }

@@ -37,7 +37,7 @@ describe('the tool runner', () => {
     await user.click(screen.getByTestId('tool-run'));
     await waitFor(() => expect(screen.queryByTestId('run-tool-dialog')).toBeNull());
     const out = await run.mock.results[0]!.value;
-    const id = (out.details as { actionId: string }).actionId;
+    const id = (out.details as { action_id: string }).action_id;
     expect(cardIds()[0]).toBe(id);
     expect(selectedId()).toBe(id);
     expect(screen.getByTestId('result-banner')).toHaveTextContent('This is a preview');

@@ -40,6 +40,8 @@
 //! TurnOutcome: answered | waiting_for_person | cancelled | max_steps | failed
 //! AgentError (+ .code()): Llm(LlmError) | Replay(ReplayError) | MaxSteps | Cancelled
 //! Conversation::new() (DEFAULT_SYSTEM_PROMPT) / with_system_prompt(s); .messages() .clear()
+//!     .elide_resolved(on_stack) — a preview's result becomes elided_note(ids) once its actions
+//!     left the stack (the loop does it before every request and at the end of a turn)
 //! pending_stack(&session) -> Vec<PendingSummary>
 //! ```
 //!
@@ -75,4 +77,6 @@ pub use script::pending as pending_stack;
 pub use script::{
     parse_line, run_script, run_script_in, run_step, run_step_in, PendingSummary, ScriptError, ScriptLine, StepReport,
 };
-pub use turn::{AgentError, AgentLoop, Conversation, ModelSource, DEFAULT_MAX_STEPS, DEFAULT_SYSTEM_PROMPT};
+pub use turn::{
+    elided_note, AgentError, AgentLoop, Conversation, ModelSource, DEFAULT_MAX_STEPS, DEFAULT_SYSTEM_PROMPT,
+};

@@ -120,9 +120,33 @@ impl AgentError {
 }
 
 /// The message history, kept across turns. Serialisable, so it can be saved and shown.
+///
+/// Lean: the result of a call that pushed pending actions (a preview, often hundreds of
+/// kilobytes of diffs) is kept only while one of them is on the stack. Once they have all
+/// left it (applied or discarded), the result's body is replaced by a short note
+/// ([`elided_note`]) before the next request, so a long session does not carry every
+/// preview it ever made. The `resolve` results, which say what happened, stay.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Conversation {
     messages: Vec<Message>,
+    /// Tool results still whole that pushed actions: their call id and the actions' ids.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    previews: Vec<PreviewResult>,
+}
+
+/// A tool result message whose body is kept while one of its actions is pending.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct PreviewResult {
+    tool_call_id: String,
+    action_ids: Vec<String>,
+}
+
+/// What replaces the body of a tool result whose pending actions have left the stack.
+pub fn elided_note(action_ids: &[String]) -> String {
+    format!(
+        "(Preview result elided: its pending action {} left the stack (applied or discarded; the resolve result says which). Run the tool again to see the current state.)",
+        action_ids.join(", ")
+    )
 }
 
 impl Default for Conversation {
@@ -138,7 +162,7 @@ impl Conversation {
     }
 
     pub fn with_system_prompt(prompt: impl Into<String>) -> Self {
-        Conversation { messages: vec![Message::System { content: prompt.into() }] }
+        Conversation { messages: vec![Message::System { content: prompt.into() }], previews: Vec::new() }
     }
 
     /// Every message so far, the system prompt first.
@@ -149,6 +173,35 @@ impl Conversation {
     /// Forgets everything but the system prompt.
     pub fn clear(&mut self) {
         self.messages.retain(|m| matches!(m, Message::System { .. }));
+        self.previews.clear();
+    }
+
+    /// Remembers that the result of `tool_call_id` pushed `action_ids` (nothing when empty).
+    fn note_pushed(&mut self, tool_call_id: &str, action_ids: &[String]) {
+        if !action_ids.is_empty() {
+            self.previews
+                .push(PreviewResult { tool_call_id: tool_call_id.to_string(), action_ids: action_ids.to_vec() });
+        }
+    }
+
+    /// Replaces the body of every tool result whose pushed actions are all off the stack
+    /// (`on_stack` says which ids are still there) with [`elided_note`]. Returns how many
+    /// results were elided.
+    pub fn elide_resolved(&mut self, on_stack: impl Fn(&str) -> bool) -> usize {
+        let (done, kept): (Vec<PreviewResult>, Vec<PreviewResult>) =
+            std::mem::take(&mut self.previews).into_iter().partition(|p| !p.action_ids.iter().any(|id| on_stack(id)));
+        self.previews = kept;
+        for p in &done {
+            for m in self.messages.iter_mut().rev() {
+                if let Message::Tool { tool_call_id, content } = m {
+                    if *tool_call_id == p.tool_call_id {
+                        *content = elided_note(&p.action_ids);
+                        break;
+                    }
+                }
+            }
+        }
+        done.len()
     }
 
     fn push(&mut self, m: Message) {
@@ -236,6 +289,7 @@ impl AgentLoop {
         self.conversation.push(Message::User { content: prompt.to_string() });
         let mut steps = 0;
         let result = self.steps(session, &cancel, &mut steps, &mut on_event).await;
+        self.elide_resolved(session);
         let outcome = match &result {
             Ok(o) => *o,
             Err(AgentError::Cancelled) => TurnOutcome::Cancelled,
@@ -252,6 +306,12 @@ impl AgentLoop {
         result
     }
 
+    /// Elides the results of previews whose actions have left `session`'s stack.
+    fn elide_resolved(&mut self, session: &Session) {
+        let store = session.store();
+        self.conversation.elide_resolved(|id| store.info(id).is_some());
+    }
+
     async fn steps(
         &mut self,
         session: &Session,
@@ -265,6 +325,7 @@ impl AgentLoop {
             if cancel.is_cancelled() {
                 return Err(AgentError::Cancelled);
             }
+            self.elide_resolved(session);
             self.conversation.add_reminders(&session.take_reminders());
             let request = ChatRequest::new(
                 &client_name,
@@ -386,6 +447,7 @@ impl AgentLoop {
         };
         let result = record.result;
         self.conversation.push(Message::Tool { tool_call_id: call.id.clone(), content: model_text(&result) });
+        self.conversation.note_pushed(&call.id, &record.pushed);
         on_event(AgentEvent::ToolResult {
             step,
             call_id: call.id.clone(),
@@ -473,5 +535,36 @@ mod tests {
         );
         c.clear();
         assert_eq!(c.messages().len(), 1, "clear keeps the system prompt");
+    }
+
+    #[test]
+    fn results_of_previews_whose_actions_left_the_stack_are_elided() {
+        let mut c = Conversation::with_system_prompt("s");
+        let body = "AST Edit preview: ...\n".repeat(10_000);
+        c.push(Message::Tool { tool_call_id: "c1".into(), content: body.clone() });
+        c.note_pushed("c1", &["pa-1".into()]);
+        c.push(Message::Tool { tool_call_id: "c2".into(), content: body.clone() });
+        c.note_pushed("c2", &["pa-2".into(), "pa-3".into()]);
+        c.push(Message::Tool { tool_call_id: "c3".into(), content: "Discarded".into() });
+        c.note_pushed("c3", &[]);
+
+        assert_eq!(c.elide_resolved(|_| true), 0, "everything still pending: nothing elided");
+        assert_eq!(c.elide_resolved(|id| id == "pa-3"), 1, "pa-1 left the stack; pa-2 did too, but pa-3 is pending");
+        let contents: Vec<&str> = c
+            .messages()
+            .iter()
+            .filter_map(|m| match m {
+                Message::Tool { content, .. } => Some(content.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(contents[0], elided_note(&["pa-1".into()]));
+        assert_eq!(contents[1], body, "kept while one of its actions is pending");
+        assert_eq!(contents[2], "Discarded", "results that pushed nothing are never touched");
+        assert_eq!(c.elide_resolved(|_| false), 1);
+        assert!(
+            matches!(&c.messages()[2], Message::Tool { content, .. } if content.contains("pa-2, pa-3 left the stack"))
+        );
+        assert_eq!(c.elide_resolved(|_| false), 0, "once");
     }
 }

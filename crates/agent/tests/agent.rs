@@ -162,7 +162,15 @@ async fn the_reminder_is_appended_to_the_last_tool_result_before_the_next_reques
     let third = messages(&reqs[2].body);
     let reminders =
         third.iter().filter(|m| m["content"].as_str().is_some_and(|c| c.contains(PREVIEW_REMINDER))).count();
-    assert_eq!(reminders, 1, "no new reminder after the resolve (it pushed nothing)");
+    assert_eq!(
+        reminders, 0,
+        "no new reminder after the resolve (it pushed nothing); the first went with the elided preview"
+    );
+    assert_eq!(
+        third.iter().find(|m| m["tool_call_id"] == "c1").unwrap()["content"],
+        resolve_agent::elided_note(&["pa-1".to_string()]),
+        "the discarded preview's result is elided"
+    );
     assert_eq!(third.last().unwrap()["content"], "Discarded: AST Edit: 1 replacement in 1 file. Reason: not now");
     assert_eq!(d.read("a.ts"), "console.log(1);\n", "discarded: nothing written");
 }
@@ -553,4 +561,39 @@ fn _events_are_send(_: Arc<Mutex<Vec<AgentEvent>>>) {}
 #[allow(dead_code)]
 fn _llm_error_is_send_sync(e: LlmError) -> Box<dyn std::error::Error + Send + Sync> {
     Box::new(e)
+}
+
+#[tokio::test]
+async fn the_conversation_elides_preview_results_once_their_action_leaves_the_stack() {
+    let d = desk(ResolvePolicy::Agent);
+    let fake = FakeLlm::start(vec![
+        FakeReply::tool_calls(None, &[("c1", "ast_edit", ast_edit_args("a.ts"))]),
+        FakeReply::tool_calls(None, &[("c2", "resolve", json!({"action": "discard", "reason": "not now"}))]),
+        FakeReply::tool_calls(None, &[("c3", "ast_edit", ast_edit_args("b.ts"))]),
+        FakeReply::text("b.ts is previewed."),
+    ])
+    .await
+    .unwrap();
+    let mut agent = live(&fake, None);
+    let (result, _) = turn(&mut agent, &d.session, "preview, discard, preview again").await;
+    assert_eq!(result.unwrap(), TurnOutcome::Answered);
+
+    let tool_message = |body: &Value, id: &str| -> String {
+        messages(body)
+            .iter()
+            .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+            .map(|m| m["content"].as_str().unwrap().to_string())
+            .unwrap_or_default()
+    };
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 4);
+    let preview = tool_message(&reqs[1].body, "c1");
+    assert!(preview.contains("-console.log(1);"), "while pending, the model reads the whole preview: {preview}");
+    let elided = tool_message(&reqs[2].body, "c1");
+    assert_eq!(elided, resolve_agent::elided_note(&["pa-1".to_string()]), "discarded: only a note is left");
+    let resolve = tool_message(&reqs[2].body, "c2");
+    assert!(resolve.starts_with("Discarded: AST Edit: 1 replacement in 1 file. Reason: not now"), "{resolve}");
+    let second = tool_message(&reqs[3].body, "c3");
+    assert!(second.contains("-console.log(2);"), "pa-2 is still pending: kept whole: {second}");
+    assert_eq!(d.session.store().len(), 1);
 }

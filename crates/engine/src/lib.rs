@@ -38,6 +38,7 @@ pub mod custom;
 pub mod diff;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
+pub mod lean;
 pub mod params;
 pub mod pending;
 pub mod registry;

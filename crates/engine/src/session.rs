@@ -107,6 +107,17 @@ pub struct TranscriptEntry {
     /// it replaced, pinned to the hashes it left). The journal keeps it for the history's Undo.
     #[serde(skip)]
     pub undo: Option<Arc<crate::undo::UndoRecord>>,
+    /// Bytes of the result's text and details the transcript dropped (0: whole). Observers
+    /// see every entry whole; the transcript keeps at most
+    /// [`TRANSCRIPT_TEXT_BYTES`](crate::lean::TRANSCRIPT_TEXT_BYTES) of text and
+    /// [`TRANSCRIPT_DETAILS_BYTES`](crate::lean::TRANSCRIPT_DETAILS_BYTES) of details of a
+    /// call that does not decide (`resolve`, `undo` and `redo` entries stay whole).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub elided: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One resolve, for the history view (newest first in [`Session::history`]).
@@ -500,16 +511,19 @@ impl Session {
             relay_of,
             proposal,
             undo: undo.lock().unwrap_or_else(|p| p.into_inner()).take().filter(|_| !result.is_error),
+            elided: 0,
         };
         self.record_entry(entry);
         CallRecord { result, pushed, decided_by }
     }
 
-    /// Tells the observers about `entry` and appends it to the transcript.
-    pub(crate) fn record_entry(&self, entry: TranscriptEntry) {
+    /// Tells the observers about `entry` (whole), then appends it to the transcript, trimmed
+    /// to the transcript's budget (see [`lean`](crate::lean)).
+    pub(crate) fn record_entry(&self, mut entry: TranscriptEntry) {
         for observer in self.observers.read().unwrap_or_else(|p| p.into_inner()).iter() {
             observer(&entry);
         }
+        crate::lean::trim_entry(&mut entry);
         self.transcript.lock().unwrap_or_else(|p| p.into_inner()).push(entry);
     }
 
@@ -662,6 +676,11 @@ impl Session {
     /// Every call so far, oldest first.
     pub fn transcript(&self) -> Vec<TranscriptEntry> {
         self.transcript.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// How many calls the transcript holds.
+    pub fn transcript_len(&self) -> usize {
+        self.transcript.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 
     /// Resolves so far (applies, discards and failed applies), newest first.

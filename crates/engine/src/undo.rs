@@ -440,6 +440,7 @@ impl Session {
             relay_of: None,
             proposal: None,
             undo: Some(next.clone()),
+            elided: 0,
         });
         UndoOutcome::Done { details, text, record: next }
     }

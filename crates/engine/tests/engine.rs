@@ -942,3 +942,77 @@ async fn a_tools_own_check_runs_before_the_schema_and_its_message_wins() {
     let r = s.call(Actor::Agent, "own", json!({"items": [1], "extra": "x"})).await;
     assert_eq!(r.text_content(), "ran", "an open schema takes extra keys");
 }
+
+// ---- Lean transcript: large results are trimmed once the observers have seen them ----
+
+/// Answers with 200 KB of text and details listing 5,000 files, and pushes an action whose
+/// apply answers with 10 KB of text.
+struct Big(CustomToolApi);
+
+#[async_trait]
+impl Tool for Big {
+    fn name(&self) -> &str {
+        "big"
+    }
+    fn label(&self) -> &str {
+        "Big"
+    }
+    fn description(&self) -> &str {
+        "a large preview"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object"})
+    }
+    async fn execute(&self, _ctx: ToolContext, _params: Value) -> Result<ToolResult, ToolError> {
+        let id = self.0.push_pending_action(CustomToolPendingAction::new("Big: 5000 files", |_| async {
+            Ok(ToolResult::text("applied line\n".repeat(800)))
+        }))?;
+        let files: Vec<Value> = (0..5000).map(|i| json!({"path": format!("src/f{i}.ts"), "replacements": 1})).collect();
+        let text = format!("Big preview\n{}", "-console.log(x)\n+logger.debug(x)\n".repeat(6000));
+        Ok(ToolResult::text(text).with_details(json!({"summary": {"files": 5000}, "files": files, "action_id": id})))
+    }
+}
+
+#[tokio::test]
+async fn the_transcript_trims_large_results_and_keeps_resolves_whole() {
+    let (_d, s) = session();
+    s.load(|api| vec![Arc::new(Big(api.clone())) as Arc<dyn Tool>]).unwrap();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen2 = seen.clone();
+    s.observe(move |e| seen2.lock().unwrap().push((e.result.text_content().len(), e.elided)));
+    let preview = s.call(Actor::Agent, "big", json!({})).await;
+    assert!(!preview.is_error, "{}", preview.text_content());
+    let full_text = preview.text_content().len();
+    let full_details = serde_json::to_vec(preview.details.as_ref().unwrap()).unwrap().len();
+    assert!(full_text > 100_000 && full_details > 100_000, "the caller gets the whole result");
+    let applied = resolve(&s, "apply", "ok").await;
+    assert!(!applied.is_error);
+
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen, vec![(full_text, 0), (applied.text_content().len(), 0)], "observers see every entry whole");
+
+    let t = s.transcript();
+    assert_eq!(s.transcript_len(), 2);
+    let e = &t[0];
+    let text = e.result.text_content();
+    assert!(text.len() <= lean::TRANSCRIPT_TEXT_BYTES + 4 && text.starts_with("Big preview\n"), "{}", text.len());
+    let details = e.result.details.as_ref().unwrap();
+    let kept_details = serde_json::to_vec(details).unwrap().len();
+    assert!(kept_details <= lean::TRANSCRIPT_DETAILS_BYTES, "{kept_details}");
+    assert_eq!(details["action_id"], "a1", "small members stay");
+    assert_eq!(details["summary"]["files"], 5000);
+    assert!(!details["files"].as_array().unwrap().is_empty(), "a prefix of the file list stays");
+    assert_eq!(e.elided, (full_text - text.len() + "…".len()) + (full_details - kept_details), "bytes dropped");
+    let json = serde_json::to_value(e).unwrap();
+    assert_eq!(json["elided"], e.elided, "a reader of the transcript is told");
+
+    let r = &t[1];
+    assert_eq!(r.call.tool, "resolve");
+    assert_eq!(r.elided, 0);
+    assert_eq!(r.result, applied, "a resolve entry is kept whole");
+    assert!(serde_json::to_value(r).unwrap().get("elided").is_none());
+    let history = s.history();
+    assert_eq!(history.len(), 1);
+    assert_eq!(history[0].text, applied.text_content(), "the history reads the whole resolve");
+    assert_eq!(history[0].details.label, "Big: 5000 files");
+}

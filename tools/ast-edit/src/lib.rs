@@ -89,7 +89,10 @@ impl Tool for AstEditTool {
         let params = AstEditParams::from_json(&params)?;
         params.validate()?;
         let ws = self.api.workspace()?;
-        let options = self.options.clone();
+        // No diffs while scanning: the text renders the few it shows from the change set, and
+        // the details carry none (see `preview`).
+        let options = ScanOptions { render_diffs: false, ..self.options.clone() };
+        let context = options.context;
         let scan_ws = ws.clone();
         let scan_ctx = ctx.clone();
         let preview = tokio::task::spawn_blocking(move || {
@@ -100,11 +103,11 @@ impl Tool for AstEditTool {
         .map_err(|e| ToolError::Failed(format!("ast_edit stopped unexpectedly: {e}; nothing was changed")))??;
         ctx.check_cancelled()?;
 
-        let mut details = preview.details(preview::DETAIL_DIFF_FILES, self.options.context);
+        let mut details = preview.details();
         if preview.replacements == 0 {
             return Ok(ToolResult::text(preview.summary_text()).with_details(details));
         }
-        let text = preview.text(preview::TEXT_DIFF_BYTES);
+        let text = preview.text_with_context(preview::TEXT_DIFF_BYTES, context);
         let label = preview.label();
         let applied = preview.applied_text();
         let action_details = preview.action_details();

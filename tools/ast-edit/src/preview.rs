@@ -1,15 +1,24 @@
 //! What a preview found, and its three renderings: text for the model and the terminal
-//! ([`Preview::text`]), a compact JSON object for scripts ([`Preview::to_json`]) and
-//! structured details for the UI ([`Preview::details`], capped for huge results).
+//! ([`Preview::text`]), a compact JSON object for scripts ([`Preview::to_json`]) and the
+//! tool result's details ([`Preview::details`]: per-file numbers, never diff text).
+//!
+//! Why the details carry no diffs: a tool result lives as long as whoever keeps it (the
+//! session's transcript, an agent's conversation, a script's output), and a preview of
+//! thousands of replacements would carry megabytes of hunks each time. The pending action's
+//! change set already holds every file's before and after; the UI reads a file's diff from
+//! it on demand, and the text renders only the diffs it shows.
 
-use resolve_engine::{plural, ChangeSet};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use resolve_engine::{diff, plural, Change, ChangeSet};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-/// Files whose full hunks go into the tool result details; the rest get counts only.
-pub const DETAIL_DIFF_FILES: usize = 50;
 /// Bytes of unified diff text in the tool result text; the rest is summarised.
 pub const TEXT_DIFF_BYTES: usize = 200_000;
+/// Lines of context in the diffs of the text when they are rendered from the change set.
+pub const TEXT_DIFF_CONTEXT: usize = 3;
 
 /// The start of one replaced match (1-based line, 0-based byte column) and its op index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -185,8 +194,30 @@ impl Preview {
         self.diffs.iter().flatten().map(String::as_str).collect()
     }
 
-    /// What the tool answers: the summary, then unified diffs up to `max_diff_bytes`.
+    /// File `i`'s unified diff: the one rendered while scanning, else rendered now from the
+    /// change set (`None` when neither has it).
+    fn file_diff(&self, i: usize, context: usize) -> Option<Cow<'_, str>> {
+        if let Some(Some(d)) = self.diffs.get(i) {
+            return Some(Cow::Borrowed(d.as_str()));
+        }
+        let path = &self.files.get(i)?.path;
+        match self.change_set.changes().iter().find(|c| c.path() == path)? {
+            Change::Edit { before, after, .. } => Some(Cow::Owned(diff::unified(path, before, after, context))),
+            _ => None,
+        }
+    }
+
+    /// What the tool answers: the summary, then unified diffs up to `max_diff_bytes` (see
+    /// [`text_with_context`](Self::text_with_context)).
     pub fn text(&self, max_diff_bytes: usize) -> String {
+        self.text_with_context(max_diff_bytes, TEXT_DIFF_CONTEXT)
+    }
+
+    /// The summary, then unified diffs in path order up to `max_diff_bytes` (at least one),
+    /// then, when some are left out, the line saying how many were shown. Diffs not rendered
+    /// while scanning are rendered here from the change set with `context` lines, one file
+    /// at a time and only for the files shown.
+    pub fn text_with_context(&self, max_diff_bytes: usize, context: usize) -> String {
         let mut out = self.summary_text();
         if self.replacements == 0 {
             return out;
@@ -194,17 +225,18 @@ impl Preview {
         out.push_str("\n\n");
         let mut used = 0;
         let mut shown = 0;
-        for d in self.diffs.iter().flatten() {
+        for i in 0..self.files.len() {
+            let Some(d) = self.file_diff(i, context) else { break };
             if used + d.len() > max_diff_bytes && shown > 0 {
                 break;
             }
-            out.push_str(d);
+            out.push_str(&d);
             used += d.len();
             shown += 1;
         }
         if shown < self.files.len() {
             out.push_str(&format!(
-                "\n({} of {} file diffs shown; the rest are in the pending action's details.)",
+                "\n({} of {} file diffs shown. The pending action holds every file's diff for the person's review; narrow `path` to see another file's diff here.)",
                 shown,
                 self.files.len()
             ));
@@ -237,31 +269,45 @@ impl Preview {
         })
     }
 
-    /// Structured details for the UI: full hunks for the first `max_diff_files` files,
-    /// counts for the rest (`diffs_truncated` says so).
-    pub fn details(&self, max_diff_files: usize, context: usize) -> Value {
+    /// Each changed path's index in the change set (and in its summaries).
+    fn change_index(&self) -> HashMap<&str, usize> {
+        self.change_set.changes().iter().enumerate().map(|(i, c)| (c.path(), i)).collect()
+    }
+
+    /// The tool result's details: the summary, per-file numbers and issues — no diff text.
+    /// Each file has `path`, `lang`, `replacements`, `added` and `removed` (diff lines),
+    /// `lines` (the file's line count after the rewrite) and `before_hash` (BLAKE3 of the
+    /// bytes previewed, hex); the last three are `null` when the change set was not kept.
+    /// Diffs come from the pending action's change set, on demand.
+    pub fn details(&self) -> Value {
+        let summaries = self.change_set.files();
+        let index = self.change_index();
         let files: Vec<Value> = self
             .files
             .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let mut v = json!({
+            .map(|f| {
+                let change = index.get(f.path.as_str()).copied();
+                let (before_hash, lines) = match change.map(|i| &self.change_set.changes()[i]) {
+                    Some(Change::Edit { before_hash, after, .. }) => {
+                        (Some(before_hash.to_string()), Some(line_count(after)))
+                    }
+                    _ => (None, None),
+                };
+                let summary = change.and_then(|i| summaries.get(i));
+                json!({
                     "path": f.path,
                     "lang": f.lang,
                     "replacements": f.replacements,
-                    "added": f.added,
-                    "removed": f.removed,
-                });
-                if i < max_diff_files {
-                    v["diff"] = json!(self.change_set.diff_file(&f.path, context));
-                }
-                v
+                    "added": f.added.or(summary.map(|s| s.added)),
+                    "removed": f.removed.or(summary.map(|s| s.removed)),
+                    "lines": lines,
+                    "before_hash": before_hash,
+                })
             })
             .collect();
         json!({
             "summary": self.summary_json(),
             "files": files,
-            "diffs_truncated": self.files.len() > max_diff_files,
             "parse_issues": self.parse_issues,
             "skipped_files": self.skipped_files,
             "pattern_issues": self.pattern_issues,
@@ -272,10 +318,20 @@ impl Preview {
     /// The pending action's details: per-file summary list and issues (no hunks; the UI reads
     /// diffs lazily from the change set).
     pub fn action_details(&self) -> Value {
+        let summaries = self.change_set.files();
+        let index = self.change_index();
         let files: Vec<Value> = self
             .files
             .iter()
-            .map(|f| json!({"path": f.path, "replacements": f.replacements, "added": f.added, "removed": f.removed}))
+            .map(|f| {
+                let summary = index.get(f.path.as_str()).and_then(|&i| summaries.get(i));
+                json!({
+                    "path": f.path,
+                    "replacements": f.replacements,
+                    "added": f.added.or(summary.map(|s| s.added)),
+                    "removed": f.removed.or(summary.map(|s| s.removed)),
+                })
+            })
             .collect();
         json!({
             "summary": self.summary_json(),
@@ -286,4 +342,10 @@ impl Preview {
             "notes": self.notes,
         })
     }
+}
+
+/// Lines in `bytes` (a last line without a newline counts).
+fn line_count(bytes: &[u8]) -> usize {
+    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+    newlines + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
 }

@@ -85,10 +85,10 @@ async fn directory_preview_reports_per_file_counts_and_writes_nothing() {
     let details = r.details.unwrap();
     assert_eq!(details["files"][0]["path"], "src/a.ts");
     assert_eq!(details["files"][0]["replacements"], 2);
-    assert!(
-        details["files"][0]["diff"]["hunks"].as_array().is_some_and(|h| !h.is_empty()),
-        "structured diffs in details"
-    );
+    assert_eq!(details["files"][0]["lang"], "TypeScript");
+    assert_eq!((details["files"][0]["added"].as_u64(), details["files"][0]["removed"].as_u64()), (Some(2), Some(2)));
+    assert_eq!(details["files"][0]["lines"], 2);
+    assert_eq!(details["action_id"], s.store().peek().unwrap().id, "the details name the pushed action");
     let top = s.store().peek().unwrap();
     assert_eq!(top.label, "AST Edit: 3 replacements in 2 files");
     assert_eq!(top.source_tool_name, "ast_edit");
@@ -595,4 +595,63 @@ async fn leaving_out_one_replacement_writes_the_others_with_bom_and_crlf_kept() 
         b"\xEF\xBB\xBFlet a = 1;\r\nbar(x);\r\nfoo(y);\r\nbar(z);\r\n".to_vec()
     );
     assert_eq!(read(d.path(), "b.ts"), "bar(1);\n");
+}
+
+#[tokio::test]
+async fn result_details_carry_per_file_numbers_and_no_diff_text() {
+    let d = tmp();
+    for i in 0..60 {
+        write(d.path(), &format!("src/m{i:02}.ts"), &format!("foo({i});\nkeep();\nfoo({i} + 1);\n"));
+    }
+    let s = session(d.path());
+    let r = edit(&s, json!({"ops": op("foo($A)", "bar($A)"), "path": "src"})).await;
+    assert!(!r.is_error, "{}", r.text_content());
+    let details = r.details.unwrap();
+    let files = details["files"].as_array().unwrap();
+    assert_eq!(files.len(), 60, "every file is listed");
+    let before = fs::read(d.path().join("src/m00.ts")).unwrap();
+    let f = &files[0];
+    assert_eq!(f["path"], "src/m00.ts");
+    assert_eq!(f["replacements"], 2);
+    assert_eq!((f["added"].as_u64(), f["removed"].as_u64(), f["lines"].as_u64()), (Some(2), Some(2), Some(3)));
+    assert_eq!(f["before_hash"], resolve_engine::ContentHash::of(&before).to_string(), "the hash of the bytes read");
+    for f in files {
+        let keys: Vec<&str> = f.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut keys = keys;
+        keys.sort();
+        assert_eq!(keys, ["added", "before_hash", "lang", "lines", "path", "removed", "replacements"]);
+    }
+    let all = details.to_string();
+    assert!(!all.contains("foo(0)") && !all.contains("@@") && !all.contains("hunks"), "no diff text: {all}");
+    assert!(details.get("diffs_truncated").is_none());
+    let id = s.store().peek().unwrap().id;
+    assert_eq!(details["action_id"], id);
+    // Every file's diff is still there, in the pending action's change set.
+    let api_diff = s.store().peek().unwrap();
+    assert_eq!(api_diff.label, "AST Edit: 120 replacements in 60 files");
+}
+
+#[tokio::test]
+async fn the_text_shows_diffs_up_to_its_budget_and_says_how_many() {
+    let d = tmp();
+    for i in 0..3 {
+        write(d.path(), &format!("m{i}.ts"), &format!("foo({i});\n"));
+    }
+    let ws = Workspace::open(d.path()).unwrap();
+    let params =
+        AstEditParams { ops: vec![RewriteOp { pat: "foo($A)".into(), out: "bar($A)".into() }], ..Default::default() };
+    let opts = ScanOptions { render_diffs: false, ..ScanOptions::default() };
+    let p = preview(&ws, &params, &opts, &CancellationToken::new(), None).unwrap();
+    assert!(p.diffs.iter().all(Option::is_none), "nothing rendered while scanning");
+    let all = p.text(1_000_000);
+    for i in 0..3 {
+        assert!(all.contains(&format!("-foo({i});\n+bar({i});")), "rendered from the change set: {all}");
+    }
+    assert!(!all.contains("file diffs shown"), "{all}");
+    let cut = p.text(1);
+    assert!(cut.contains("-foo(0);") && !cut.contains("-foo(1);"), "at least one diff, then the budget: {cut}");
+    assert!(
+        cut.ends_with("(1 of 3 file diffs shown. The pending action holds every file's diff for the person's review; narrow `path` to see another file's diff here.)"),
+        "{cut}"
+    );
 }

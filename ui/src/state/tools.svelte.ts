@@ -102,7 +102,7 @@ export class ToolRunner {
         if (out.isError && this.cancelRequested) this.cancelledNote = CANCELLED_TEXT;
         this.result = out;
         await this.review.refreshQueue();
-        // The card this run pushed: the outcome's `actionId` when it names one, else the new
+        // The card this run pushed: the outcome's `action_id` when it names one, else the new
         // top (a preview is pushed on top; an agent's push in the same instant is not ours
         // to tell apart, and is shown either way).
         const top = this.review.top;
@@ -167,7 +167,10 @@ export class ToolRunner {
   }
 }
 
-function pushedId(out: ToolRunOutcome): string | null {
-  const d = out.details as { actionId?: unknown } | null;
-  return d && typeof d.actionId === 'string' ? d.actionId : null;
+/** The id of the action a run pushed: `details.action_id`, as `ast_edit` and
+ * `batch_rename_preview` put it in their results (the details are the tool's own JSON, not a
+ * wire type, so the key is snake_case). */
+export function pushedId(out: ToolRunOutcome): string | null {
+  const d = out.details as { action_id?: unknown } | null;
+  return d && typeof d.action_id === 'string' ? d.action_id : null;
 }

@@ -388,7 +388,7 @@ export class FakeBackend implements Backend {
     await this.hold();
     const a = this.pushCopyOf(name, params);
     if (!a) return { callId, isError: true, text: `${name} has no preview in this scenario`, details: null };
-    return { callId, isError: false, text: `${a.summary.label}. ${PREVIEW_NOTE}`, details: { actionId: a.summary.id } };
+    return { callId, isError: false, text: `${a.summary.label}. ${PREVIEW_NOTE}`, details: { action_id: a.summary.id } };
   }
 
   async rerunAction(actionId: string): Promise<ToolRunOutcome> {
@@ -401,7 +401,7 @@ export class FakeBackend implements Backend {
     a.summary.status = { kind: 'pending' };
     a.summary.createdAtMs = this.now();
     this.bump();
-    return { callId, isError: false, text: `Preview recomputed: ${a.summary.label}.`, details: { actionId } };
+    return { callId, isError: false, text: `Preview recomputed: ${a.summary.label}.`, details: { action_id: actionId } };
   }
 
   /** The scenario's steps, whatever the text (the double parses nothing); each step that ran pushes its preview. */
@@ -501,7 +501,7 @@ export class FakeBackend implements Backend {
       if ('step' in event) steps = event.step;
       if (event.kind === 'toolResult' && event.tool === 'ast_edit') {
         const out = await this.runTool('ast_edit', { ops: [{ pat: 'console.log($A)', out: 'logger.debug($A)' }], path: 'src' });
-        const id = (out.details as { actionId: string }).actionId;
+        const id = (out.details as { action_id: string }).action_id;
         this.emitAgent(turn, { ...event, text: out.text, pushedActionIds: [id] });
       } else if (event.kind === 'waitingForPerson') {
         const top = this.actions[0]?.summary;
