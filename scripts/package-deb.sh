@@ -9,17 +9,15 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/resolve-desk/target}"
 scripts/setup.sh
 cargo build --release --quiet -p resolve-cli
-# The release profile keeps line tables (readable backtraces while developing); the package
-# ships the binaries without debug info (136 MB installed instead of 366 MB; the .deb is 26 MiB).
-RDESK_BIN="$CARGO_TARGET_DIR/release/rdesk-packaged"
-strip --strip-debug -o "$RDESK_BIN" "$CARGO_TARGET_DIR/release/rdesk"
+# The release profile builds without debug info (`strip = "debuginfo"` in Cargo.toml), so the
+# package ships the binaries as built; docs/PERFORMANCE.md gives the sizes.
+RDESK_BIN="$CARGO_TARGET_DIR/release/rdesk"
 # `rdesk` beside the app (bundle > linux > deb > files; the path is this build's).
 EXTRA_CONFIG=$(printf '{"bundle":{"linux":{"deb":{"files":{"/usr/bin/rdesk":"%s"}}}}}' "$RDESK_BIN")
 DEB_DIR="$CARGO_TARGET_DIR/release/bundle/deb"
 rm -f "$DEB_DIR"/*.deb
 TAURI=(npx --yes @tauri-apps/cli@2.12.5)
 "${TAURI[@]}" build --no-bundle --config "$EXTRA_CONFIG" -- -p resolve-desk
-strip --strip-debug "$CARGO_TARGET_DIR/release/resolve-desk"
 "${TAURI[@]}" bundle --bundles deb --config "$EXTRA_CONFIG"
 # The bundler names the file after the product name ("Resolve Desk_..."); the README and apt
 # users expect the package name.
