@@ -14,10 +14,13 @@
 //! - `scope`: which files a call looks at (paths, globs, ignore files, workspace checks)
 //! - `rewrite`: one file — parse, match, overlap rules, BOM and CRLF
 //! - [`scan`]: the parallel, cancellable scan that builds a [`Preview`]
+//! - [`cache`]: the per-session [`PreviewCache`] (a re-run parses only the files that
+//!   changed; bounded by `RESOLVE_DESK_PREVIEW_CACHE_MIB`)
 //! - [`preview`]: the preview and its renderings (text, JSON, UI details)
 //!
 //! The tool itself ([`AstEditTool`]) is below: validate, scan on the blocking pool, push.
 
+pub mod cache;
 pub mod params;
 pub mod preview;
 mod rewrite;
@@ -30,33 +33,60 @@ use async_trait::async_trait;
 use resolve_engine::{CustomToolApi, CustomToolPendingAction, Tool, ToolContext, ToolError, ToolResult};
 use serde_json::Value;
 
+pub use cache::{CacheStats, PreviewCache};
 pub use params::{parameters_schema, parse_lang, supported_languages, AstEditParams, RewriteOp, ValidParams};
 pub use preview::{FileReport, MatchInfo, ParseIssue, PatternIssue, Preview, SkippedFile, StopReason};
-pub use scan::{preview, ProgressFn, ScanOptions};
+pub use scan::{preview, preview_cached, ProgressFn, ScanOptions};
 
 /// The tool's name (exact, SPEC §5) and the pending action's `source_tool_name`.
 pub const TOOL_NAME: &str = "ast_edit";
 
-/// The `ast_edit` tool of one session.
+/// The `ast_edit` tool of one session, with the session's preview cache.
 pub struct AstEditTool {
     api: CustomToolApi,
     options: ScanOptions,
+    cache: Arc<PreviewCache>,
 }
 
 impl AstEditTool {
+    /// A tool with its own cache of `options.preview_cache_bytes`.
     pub fn new(api: CustomToolApi, options: ScanOptions) -> Self {
-        Self { api, options }
+        let cache = Arc::new(PreviewCache::new(options.preview_cache_bytes));
+        Self::with_cache(api, options, cache)
+    }
+
+    /// A tool using `cache` (for example one a caller keeps to read its stats).
+    pub fn with_cache(api: CustomToolApi, options: ScanOptions, cache: Arc<PreviewCache>) -> Self {
+        Self { api, options, cache }
+    }
+
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
     }
 }
 
-/// A factory for [`Session::load`](resolve_engine::Session::load) with default options.
+/// A factory for [`Session::load`](resolve_engine::Session::load) with default options and
+/// a preview cache bounded by `RESOLVE_DESK_PREVIEW_CACHE_MIB` (default 64; a value that is
+/// not a number is reported on stderr and the default is used).
 pub fn factory() -> impl FnOnce(&CustomToolApi) -> Vec<Arc<dyn Tool>> {
-    factory_with(ScanOptions::default())
+    let preview_cache_bytes = cache::capacity_from_env().unwrap_or_else(|message| {
+        eprintln!("ast_edit: {message}; using {} MiB", cache::DEFAULT_PREVIEW_CACHE_BYTES >> 20);
+        cache::DEFAULT_PREVIEW_CACHE_BYTES
+    });
+    factory_with(ScanOptions { preview_cache_bytes, ..ScanOptions::default() })
 }
 
-/// A factory with chosen scan options (file cap, size limit, threads).
+/// A factory with chosen scan options (file cap, size limit, threads, cache bound).
 pub fn factory_with(options: ScanOptions) -> impl FnOnce(&CustomToolApi) -> Vec<Arc<dyn Tool>> {
     move |api: &CustomToolApi| vec![Arc::new(AstEditTool::new(api.clone(), options)) as Arc<dyn Tool>]
+}
+
+/// A factory whose tool uses `cache` (shared with the caller, who can read its stats).
+pub fn factory_with_cache(
+    options: ScanOptions,
+    cache: Arc<PreviewCache>,
+) -> impl FnOnce(&CustomToolApi) -> Vec<Arc<dyn Tool>> {
+    move |api: &CustomToolApi| vec![Arc::new(AstEditTool::with_cache(api.clone(), options, cache)) as Arc<dyn Tool>]
 }
 
 #[async_trait]
@@ -95,9 +125,10 @@ impl Tool for AstEditTool {
         let context = options.context;
         let scan_ws = ws.clone();
         let scan_ctx = ctx.clone();
+        let cache = self.cache.clone();
         let preview = tokio::task::spawn_blocking(move || {
             let report = |p| scan_ctx.report(p);
-            preview(&scan_ws, &params, &options, &scan_ctx.cancel, Some(&report))
+            preview_cached(&scan_ws, &params, &options, &scan_ctx.cancel, Some(&report), &cache)
         })
         .await
         .map_err(|e| ToolError::Failed(format!("ast_edit stopped unexpectedly: {e}; nothing was changed")))??;

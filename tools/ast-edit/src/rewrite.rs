@@ -166,6 +166,19 @@ pub(crate) struct FileScan {
 }
 
 impl FileScan {
+    /// A copy of everything but the bytes read (`before` is empty).
+    pub fn without_bytes(&self) -> FileScan {
+        FileScan {
+            before: Vec::new(),
+            bom: self.bom,
+            edits: self.edits.clone(),
+            inserts: self.inserts.clone(),
+            nested_skipped: self.nested_skipped,
+            overlap_skipped: self.overlap_skipped,
+            parse_skipped: self.parse_skipped.clone(),
+        }
+    }
+
     /// The new bytes with the first `n` edits applied.
     pub fn render(&self, n: usize) -> Vec<u8> {
         let body = if self.bom { &self.before[BOM.len()..] } else { &self.before[..] };

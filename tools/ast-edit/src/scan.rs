@@ -5,6 +5,10 @@
 //! (so one huge file never ends the run alone), or in path order when `limit` is set (so the
 //! replacements kept are the first ones in path order, as far as the parallel scan allows).
 //! `limit` and the changed-file cap stop the scan early; the cut is then made in path order.
+//!
+//! With a [`PreviewCache`] ([`preview_cached`]), every file is still read and its bytes
+//! hashed; only the parse, the matching and the diff of a file whose bytes, path and
+//! preview setup were seen before are skipped. The assembly is the same either way.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -12,6 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use ast_grep_language::SupportLang;
 use resolve_engine::{diff, CancellationToken, ChangeSet, Progress, Replacements, ToolError, Workspace};
 
+use crate::cache::{self, Cached, PreviewCache};
 use crate::params::AstEditParams;
 use crate::preview::{FileReport, MatchInfo, ParseIssue, PatternIssue, Preview, SkippedFile, StopReason};
 use crate::rewrite::{self, FileScan, FileSkip, LangOps};
@@ -35,6 +40,10 @@ pub struct ScanOptions {
     /// that only prints the preview sets it to false, so memory stays at the size of the
     /// diffs instead of twice the size of every changed file.
     pub keep_change_set: bool,
+    /// The bound of the preview cache a tool creates for its session, in bytes (0: no
+    /// cache). Default 64 MiB; [`crate::factory`] takes it from
+    /// `RESOLVE_DESK_PREVIEW_CACHE_MIB`. [`preview`] itself never caches.
+    pub preview_cache_bytes: usize,
 }
 
 impl Default for ScanOptions {
@@ -46,6 +55,7 @@ impl Default for ScanOptions {
             render_diffs: true,
             context: 3,
             keep_change_set: true,
+            preview_cache_bytes: cache::DEFAULT_PREVIEW_CACHE_BYTES,
         }
     }
 }
@@ -90,6 +100,30 @@ pub fn preview(
     cancel: &CancellationToken,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Preview, ToolError> {
+    scan(ws, params, opts, cancel, progress, None)
+}
+
+/// [`preview`] with a cache: a file whose bytes (hashed now), path and setup are in `cache`
+/// is not parsed again. The result is identical to [`preview`]'s. Writes nothing.
+pub fn preview_cached(
+    ws: &Workspace,
+    params: &AstEditParams,
+    opts: &ScanOptions,
+    cancel: &CancellationToken,
+    progress: Option<ProgressFn<'_>>,
+    cache: &PreviewCache,
+) -> Result<Preview, ToolError> {
+    scan(ws, params, opts, cancel, progress, cache.is_enabled().then_some(cache))
+}
+
+fn scan(
+    ws: &Workspace,
+    params: &AstEditParams,
+    opts: &ScanOptions,
+    cancel: &CancellationToken,
+    progress: Option<ProgressFn<'_>>,
+    cache: Option<&PreviewCache>,
+) -> Result<Preview, ToolError> {
     let valid = params.validate()?;
     let listing = scope::list_files(ws, valid.path.as_deref(), valid.glob.as_deref(), valid.lang, cancel)?;
 
@@ -100,6 +134,7 @@ pub fn preview(
     langs.dedup();
     let mut pattern_issues = Vec::new();
     let mut compiled: BTreeMap<String, LangOps> = BTreeMap::new();
+    let mut setups: BTreeMap<String, cache::Setup> = BTreeMap::new();
     for &lang in &langs {
         let mut ops = Vec::new();
         for (i, op) in valid.ops.iter().enumerate() {
@@ -117,6 +152,10 @@ pub fn preview(
         }
         if !ops.is_empty() {
             compiled.insert(lang.to_string(), LangOps { lang, ops });
+            setups.insert(
+                lang.to_string(),
+                cache::Setup::of(lang, &valid.ops, valid.sel.as_deref(), opts.render_diffs, opts.context),
+            );
         }
     }
     if compiled.is_empty() && !langs.is_empty() {
@@ -149,7 +188,8 @@ pub fn preview(
     // Without a change set and without a limit (which may re-render a file), the bytes are
     // dropped as soon as the diff is rendered.
     let drop_bytes = !opts.keep_change_set && valid.limit.is_none();
-    let by_lang: Vec<&LangOps> = files.iter().map(|f| &compiled[&f.lang.to_string()]).collect();
+    let by_lang: Vec<(&LangOps, cache::Setup)> =
+        files.iter().map(|f| (&compiled[&f.lang.to_string()], setups[&f.lang.to_string()])).collect();
 
     let worker = || {
         let mut out: Vec<(usize, Outcome)> = Vec::new();
@@ -162,7 +202,8 @@ pub fn preview(
                 break;
             }
             let f = files[i];
-            let outcome = scan_one(f, by_lang[i], opts, drop_bytes);
+            let (ops, setup) = by_lang[i];
+            let outcome = scan_one(f, ops, opts, drop_bytes, cache.map(|c| (c, setup)));
             if let Some(Outcome::Found(scan, _)) = &outcome {
                 if !scan.edits.is_empty() {
                     let r = found_replacements.fetch_add(scan.edits.len(), Ordering::Relaxed) + scan.edits.len();
@@ -305,7 +346,13 @@ pub fn preview(
     Ok(preview)
 }
 
-fn scan_one(f: &FileEntry, ops: &LangOps, opts: &ScanOptions, drop_bytes: bool) -> Option<Outcome> {
+fn scan_one(
+    f: &FileEntry,
+    ops: &LangOps,
+    opts: &ScanOptions,
+    drop_bytes: bool,
+    cache: Option<(&PreviewCache, cache::Setup)>,
+) -> Option<Outcome> {
     if f.size > opts.max_file_bytes {
         return Some(Outcome::Skipped(FileSkip::TooLarge(f.size)));
     }
@@ -319,7 +366,26 @@ fn scan_one(f: &FileEntry, ops: &LangOps, opts: &ScanOptions, drop_bytes: bool) 
     if let Some(skip) = rewrite::check_bytes(&bytes) {
         return Some(Outcome::Skipped(skip));
     }
-    let mut scan = rewrite::scan_text(bytes, ops)?;
+    // Cheaper to check again than to hash (see `cache`).
+    if !ops.may_match(&bytes) {
+        return None;
+    }
+    let key = match cache {
+        Some((cache, setup)) => {
+            let key = cache::Key::new(&bytes, setup, &f.rel);
+            if let Some(hit) = cache.get(&key) {
+                return from_cache(&hit, bytes, opts, drop_bytes);
+            }
+            Some((cache, key))
+        }
+        None => None,
+    };
+    let Some(mut scan) = rewrite::scan_text(bytes, ops) else {
+        if let Some((cache, key)) = key {
+            cache.put(key, Cached::NoMatch);
+        }
+        return None;
+    };
     if scan.edits.is_empty() {
         scan.before = Vec::new(); // only its parse issues are kept
     }
@@ -332,6 +398,13 @@ fn scan_one(f: &FileEntry, ops: &LangOps, opts: &ScanOptions, drop_bytes: bool) 
             Rendered { after: Vec::new(), diff: None, added: None, removed: None }
         }
     });
+    if let Some((cache, key)) = key {
+        let (diff, added, removed) = match &rendered {
+            Some(r) => (r.diff.clone(), r.added, r.removed),
+            None => (None, None, None),
+        };
+        cache.put(key, Cached::Found { scan: scan.without_bytes(), diff, added, removed });
+    }
     if drop_bytes {
         scan.before = Vec::new();
         if let Some(r) = rendered.as_mut() {
@@ -339,6 +412,28 @@ fn scan_one(f: &FileEntry, ops: &LangOps, opts: &ScanOptions, drop_bytes: bool) 
         }
     }
     Some(Outcome::Found(scan, rendered))
+}
+
+/// What [`scan_one`] gives for `bytes` when their result is cached: the same outcome, with
+/// the bytes read now as `before` and the new bytes rebuilt from them.
+fn from_cache(hit: &Cached, bytes: Vec<u8>, opts: &ScanOptions, drop_bytes: bool) -> Option<Outcome> {
+    let Cached::Found { scan: cached, diff, added, removed } = hit else {
+        return None;
+    };
+    let mut scan = cached.without_bytes();
+    if scan.edits.is_empty() {
+        return Some(Outcome::Found(scan, None));
+    }
+    let rendered = if drop_bytes {
+        // Neither the bytes read nor the new bytes are kept; the diff (if any) is cached.
+        Rendered { after: Vec::new(), diff: diff.clone(), added: *added, removed: *removed }
+    } else {
+        scan.before = bytes;
+        let after = scan.render(scan.edits.len());
+        Rendered { after, diff: diff.clone(), added: *added, removed: *removed }
+    };
+    debug_assert_eq!(opts.render_diffs, diff.is_some(), "the setup holds `render_diffs`");
+    Some(Outcome::Found(scan, Some(rendered)))
 }
 
 impl std::fmt::Display for FileSkip {

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use resolve_engine::{Actor, CancellationToken, PendingActionStore, ResolvePolicy, Session, ToolResult, Workspace};
-use resolve_tool_ast_edit::{preview, AstEditParams, RewriteOp, ScanOptions};
+use resolve_tool_ast_edit::{preview, preview_cached, AstEditParams, PreviewCache, RewriteOp, ScanOptions};
 use serde_json::{json, Value};
 
 fn write(root: &Path, rel: &str, text: &str) {
@@ -653,5 +653,222 @@ async fn the_text_shows_diffs_up_to_its_budget_and_says_how_many() {
     assert!(
         cut.ends_with("(1 of 3 file diffs shown. The pending action holds every file's diff for the person's review; narrow `path` to see another file's diff here.)"),
         "{cut}"
+    );
+}
+
+// The preview cache (issue 15: warm previews).
+
+/// Everything a preview shows or would write: text, JSON, UI details, and per changed file
+/// the bytes read, their hash, the bytes to write and the replacements.
+fn fingerprint(p: &resolve_tool_ast_edit::Preview) -> (String, String, String, Vec<String>) {
+    let changes = p
+        .change_set
+        .changes()
+        .iter()
+        .map(|c| match c {
+            resolve_engine::Change::Edit { path, before, before_hash, after } => format!(
+                "{path}\n{before_hash:?}\n{}\n=>\n{}\n{:?}",
+                String::from_utf8_lossy(before),
+                String::from_utf8_lossy(after),
+                p.change_set.replacements(path).map(|r| r.to_bytes())
+            ),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    (p.text(usize::MAX), p.to_json().to_string(), p.details(usize::MAX, 3).to_string(), changes)
+}
+
+/// A workspace with matches in several files, a file that parses without a match, a
+/// parse issue, a BOM + CRLF file, a file no literal can match and a binary file.
+fn cache_fixture(root: &Path) {
+    write(root, "a.ts", "foo(1);\nfoo(foo(2));\n");
+    write(root, "b.ts", "let x = 1;\nfoo(x);\n");
+    write(root, "c.ts", "const foo = 1; // no call\n");
+    write(root, "d.ts", "foo(1);\nlet = ;\nfunction f( { foo(3) }\n");
+    write(root, "e.ts", "\u{feff}let a = 1;\r\nfoo(a);\r\n");
+    write(root, "f.ts", "nothing here\n");
+    write(root, "sub/g.ts", "if (y) { foo(y); }\n");
+    fs::write(root.join("bin.ts"), b"foo(\0)").unwrap();
+}
+
+fn foo_params() -> AstEditParams {
+    AstEditParams { ops: vec![RewriteOp { pat: "foo($A)".into(), out: "bar($A)".into() }], ..Default::default() }
+}
+
+fn run_cached(
+    ws: &Workspace,
+    params: &AstEditParams,
+    opts: &ScanOptions,
+    cache: &PreviewCache,
+) -> resolve_tool_ast_edit::Preview {
+    preview_cached(ws, params, opts, &CancellationToken::new(), None, cache).unwrap()
+}
+
+fn run_cold(ws: &Workspace, params: &AstEditParams, opts: &ScanOptions) -> resolve_tool_ast_edit::Preview {
+    preview(ws, params, opts, &CancellationToken::new(), None).unwrap()
+}
+
+#[test]
+fn a_warm_preview_is_byte_identical_to_a_cold_one() {
+    let d = tmp();
+    cache_fixture(d.path());
+    let ws = Workspace::open(d.path()).unwrap();
+    let params = foo_params();
+    for opts in [
+        ScanOptions::default(),
+        ScanOptions { threads: Some(1), ..ScanOptions::default() },
+        ScanOptions { render_diffs: false, keep_change_set: false, ..ScanOptions::default() },
+        ScanOptions { keep_change_set: false, ..ScanOptions::default() },
+    ] {
+        let cold = fingerprint(&run_cold(&ws, &params, &opts));
+        let cache = PreviewCache::new(1 << 20);
+        let first = fingerprint(&run_cached(&ws, &params, &opts, &cache));
+        let parsed = cache.stats().misses;
+        assert!(parsed >= 6, "every file that needs a parse is a miss the first time: {:?}", cache.stats());
+        let warm = fingerprint(&run_cached(&ws, &params, &opts, &cache));
+        let s = cache.stats();
+        assert_eq!((s.hits, s.misses), (parsed, parsed), "the second run is served from the cache: {s:?}");
+        assert_eq!(first, cold, "a cold run through the cache equals the run without ({opts:?})");
+        assert_eq!(warm, cold, "a warm run equals the cold run ({opts:?})");
+    }
+}
+
+#[test]
+fn a_warm_preview_with_a_limit_is_byte_identical() {
+    let d = tmp();
+    cache_fixture(d.path());
+    let ws = Workspace::open(d.path()).unwrap();
+    let params = AstEditParams { limit: Some(3), ..foo_params() };
+    let opts = ScanOptions { threads: Some(1), ..ScanOptions::default() };
+    let cold = fingerprint(&run_cold(&ws, &params, &opts));
+    let cache = PreviewCache::new(1 << 20);
+    run_cached(&ws, &params, &opts, &cache);
+    let warm = fingerprint(&run_cached(&ws, &params, &opts, &cache));
+    assert!(cache.stats().hits > 0, "{:?}", cache.stats());
+    assert_eq!(warm, cold, "the file cut by the limit is rendered from the cached edits exactly");
+}
+
+#[test]
+fn an_edited_file_is_never_served_from_the_cache() {
+    let d = tmp();
+    cache_fixture(d.path());
+    let ws = Workspace::open(d.path()).unwrap();
+    let params = foo_params();
+    let opts = ScanOptions::default();
+    let cache = PreviewCache::new(1 << 20);
+    run_cached(&ws, &params, &opts, &cache);
+    let before = cache.stats();
+    // Same length, same modification second, different content.
+    let old = read(d.path(), "b.ts");
+    let new = old.replace("foo(x)", "foo(y)");
+    assert_eq!(old.len(), new.len());
+    write(d.path(), "b.ts", &new);
+    let warm = run_cached(&ws, &params, &opts, &cache);
+    let after = cache.stats();
+    assert_eq!(after.misses - before.misses, 1, "exactly the edited file is parsed again: {after:?}");
+    assert_eq!(after.hits - before.hits, before.misses - 1, "every other file is a hit: {after:?}");
+    assert_eq!(fingerprint(&warm), fingerprint(&run_cold(&ws, &params, &opts)), "the new content is used");
+    let b = warm
+        .change_set
+        .changes()
+        .iter()
+        .find_map(|c| match c {
+            resolve_engine::Change::Edit { path, before, after, .. } if path == "b.ts" => Some((before, after)),
+            _ => None,
+        })
+        .expect("b.ts changes");
+    assert_eq!(&b.0[..], new.as_bytes(), "the change set is pinned to the bytes read now");
+    assert_eq!(&b.1[..], b"let x = 1;\nbar(y);\n", "the new bytes come from the new content");
+}
+
+#[test]
+fn different_ops_sel_lang_or_diff_options_never_share_entries() {
+    let d = tmp();
+    cache_fixture(d.path());
+    // No extension: parsed as the `lang` given when named explicitly.
+    write(d.path(), "script", "foo(1);\n");
+    let ws = Workspace::open(d.path()).unwrap();
+    let base = foo_params();
+    let opts = ScanOptions::default();
+    let op = |pat: &str, out: &str| vec![RewriteOp { pat: pat.into(), out: out.into() }];
+    let script = |lang: &str| AstEditParams { lang: Some(lang.into()), path: Some("script".into()), ..foo_params() };
+    let variants: Vec<(AstEditParams, AstEditParams, ScanOptions)> = vec![
+        (base.clone(), AstEditParams { ops: op("foo($A)", "baz($A)"), ..base.clone() }, opts.clone()),
+        (base.clone(), AstEditParams { ops: op("foo($B)", "bar($B)"), ..base.clone() }, opts.clone()),
+        (base.clone(), AstEditParams { sel: Some("call_expression".into()), ..base.clone() }, opts.clone()),
+        (script("typescript"), script("javascript"), opts.clone()),
+        (base.clone(), base.clone(), ScanOptions { context: 1, ..opts.clone() }),
+        (base.clone(), base.clone(), ScanOptions { render_diffs: false, ..opts.clone() }),
+    ];
+    for (first, params, o) in variants {
+        let cache = PreviewCache::new(1 << 20);
+        run_cached(&ws, &first, &opts, &cache);
+        let before = cache.stats();
+        assert!(before.entries > 0, "the first preview fills the cache: {before:?}");
+        let p = run_cached(&ws, &params, &o, &cache);
+        let s = cache.stats();
+        assert_eq!(s.hits, 0, "no file of {params:?} / {o:?} is served from the entries of {first:?}");
+        assert!(s.misses > before.misses, "{params:?} / {o:?} parses again: {s:?}");
+        assert_eq!(fingerprint(&p), fingerprint(&run_cold(&ws, &params, &o)), "{params:?} / {o:?}");
+    }
+}
+
+#[test]
+fn capacity_zero_disables_the_cache() {
+    let d = tmp();
+    cache_fixture(d.path());
+    let ws = Workspace::open(d.path()).unwrap();
+    let cache = PreviewCache::new(0);
+    let opts = ScanOptions::default();
+    let cold = fingerprint(&run_cold(&ws, &foo_params(), &opts));
+    for _ in 0..2 {
+        assert_eq!(fingerprint(&run_cached(&ws, &foo_params(), &opts, &cache)), cold);
+    }
+    assert_eq!(
+        cache.stats(),
+        resolve_tool_ast_edit::CacheStats { hits: 0, misses: 0, entries: 0, bytes: 0, capacity: 0 },
+        "nothing is looked up or kept"
+    );
+}
+
+#[test]
+fn a_small_cache_stays_under_its_bound_and_still_gives_the_same_preview() {
+    let d = tmp();
+    for i in 0..40 {
+        write(d.path(), &format!("f{i:02}.ts"), &format!("foo({i});\n").repeat(20));
+    }
+    let ws = Workspace::open(d.path()).unwrap();
+    let opts = ScanOptions::default();
+    let cache = PreviewCache::new(8 * 1024);
+    let cold = fingerprint(&run_cold(&ws, &foo_params(), &opts));
+    for _ in 0..3 {
+        assert_eq!(fingerprint(&run_cached(&ws, &foo_params(), &opts, &cache)), cold);
+        let s = cache.stats();
+        assert!(s.bytes <= s.capacity, "the estimate {} stays under the bound {}", s.bytes, s.capacity);
+        assert!(s.entries > 0 && s.entries < 40, "some entries were evicted: {s:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_tool_keeps_one_cache_per_session_and_reports_its_stats() {
+    let d = tmp();
+    cache_fixture(d.path());
+    let cache = std::sync::Arc::new(PreviewCache::new(1 << 20));
+    let s = Session::with_store(d.path(), ResolvePolicy::Agent, PendingActionStore::new()).unwrap();
+    s.load(resolve_tool_ast_edit::factory_with_cache(ScanOptions::default(), cache.clone())).unwrap();
+    let params = json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}]});
+    let first = edit(&s, params.clone()).await;
+    assert!(!first.is_error, "{}", first.text_content());
+    let cold = cache.stats();
+    assert!(cold.misses > 0 && cold.hits == 0 && cold.entries > 0, "{cold:?}");
+    s.call(Actor::Agent, "resolve", json!({"action": "discard", "reason": "again"})).await;
+    let second = edit(&s, params).await;
+    let warm = cache.stats();
+    assert_eq!(warm.hits, cold.misses, "the re-run is served from the session's cache: {warm:?}");
+    assert_eq!(second.text_content(), first.text_content(), "same preview text");
+    assert_eq!(
+        second.details.as_ref().map(|v| v["files"].clone()),
+        first.details.as_ref().map(|v| v["files"].clone()),
+        "same details"
     );
 }
