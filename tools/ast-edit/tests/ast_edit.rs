@@ -675,7 +675,7 @@ fn fingerprint(p: &resolve_tool_ast_edit::Preview) -> (String, String, String, V
             other => format!("{other:?}"),
         })
         .collect();
-    (p.text(usize::MAX), p.to_json().to_string(), p.details(usize::MAX, 3).to_string(), changes)
+    (p.text(usize::MAX), p.to_json().to_string(), p.details().to_string(), changes)
 }
 
 /// A workspace with matches in several files, a file that parses without a match, a
