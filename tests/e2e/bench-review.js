@@ -56,19 +56,26 @@ async function measure(driver, { ws, script }, waitHighlight) {
       await browser.waitUntil(() => browser.execute(() => window.__lit !== null), WAIT);
       lit = (await browser.execute(() => window.__lit)) - t0;
     }
+    // One scroll loop for the app and its floor: 600 frames, 120 px a frame, the deltas between
+    // animation frames.
+    await browser.execute(() => {
+      window.__scrollFrames = (el, done) => {
+        const deltas = [];
+        let last = performance.now();
+        let n = 0;
+        const step = (t) => {
+          deltas.push(t - last);
+          last = t;
+          el.scrollTop += 120;
+          if (++n < 600) requestAnimationFrame(step);
+          else done(deltas);
+        };
+        requestAnimationFrame(step);
+      };
+    });
     const frames = await browser.executeAsync((done) => {
       const el = document.querySelector('[data-testid="diff-scroll"]');
-      const deltas = [];
-      let last = performance.now();
-      let n = 0;
-      const step = (t) => {
-        deltas.push(t - last);
-        last = t;
-        el.scrollTop += 120;
-        if (++n < 600) requestAnimationFrame(step);
-        else done({ deltas, rows: el.querySelectorAll('[data-testid="diff-line"]').length });
-      };
-      requestAnimationFrame(step);
+      window.__scrollFrames(el, (deltas) => done({ deltas, rows: el.querySelectorAll('[data-testid="diff-line"]').length }));
     });
     const pid = Number(execFileSync("pgrep", ["-n", "-f", `^${BIN}`], { encoding: "utf8" }).trim());
     const mem = rss(pid);
@@ -111,20 +118,10 @@ async function measure(driver, { ws, script }, waitHighlight) {
       box.addEventListener("scroll", place, { passive: true });
       place();
       document.body.appendChild(box);
-      const deltas = [];
-      let last = performance.now();
-      let n = 0;
-      const step = (t) => {
-        deltas.push(t - last);
-        last = t;
-        box.scrollTop += 120;
-        if (++n < 600) requestAnimationFrame(step);
-        else {
-          box.remove();
-          done(deltas);
-        }
-      };
-      requestAnimationFrame(step);
+      window.__scrollFrames(box, (deltas) => {
+        box.remove();
+        done(deltas);
+      });
     });
     const pct = (xs, q) => {
       const s = xs.slice(1).sort((a, b) => a - b);
