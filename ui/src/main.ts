@@ -13,4 +13,6 @@ detectBackend().then((backend) => {
   mark('backend');
   mount(App, { target, props: { backend } });
   mark('mounted');
+  // The first frame WebKit gives the page (the shell alone, before the queue is read).
+  requestAnimationFrame(() => mark('first_frame'));
 });
