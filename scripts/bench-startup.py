@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Start-up and footprint of the app against WebKitGTK's floor (a benchmark, not a test).
 
-For each program — WebKitGTK's own MiniBrowser on a static page (the floor) and Resolve Desk —
+For each program — WebKitGTK's own MiniBrowser on a static page (the floor; once with WebKit's
+defaults and once with the renderer the app picks on a machine without a GPU, see
+src-tauri/src/renderer.rs) and Resolve Desk —
 it starts the program on its own Xvfb screen, with fresh XDG folders, and takes a screenshot
 every 20 ms (the same method for both) until the screen has not changed for 1.5 s:
 
@@ -111,6 +113,10 @@ def run_one(cmd, display, mark_file=None, extra_env=None):
     env = dict(os.environ, DISPLAY=display, XDG_DATA_HOME=f"{home}/data", XDG_CONFIG_HOME=f"{home}/config",
                XDG_CACHE_HOME=f"{home}/cache", XDG_STATE_HOME=f"{home}/state", **(extra_env or {}))
     env.pop("WAYLAND_DISPLAY", None)
+    # WebKit's defaults unless extra_env says otherwise; the app makes its own choice (renderer.rs).
+    env.pop("WEBKIT_DISABLE_DMABUF_RENDERER", None)
+    env.pop("WEBKIT_DISABLE_COMPOSITING_MODE", None)
+    env.update(extra_env or {})
     if mark_file:
         env["RESOLVE_DESK_STARTUP_MARK"] = mark_file
     with mss.mss(display=display) as sct:
@@ -186,6 +192,10 @@ def main():
     page = (ROOT / "scripts/bench/static-page.html").as_uri()
     programs = {
         "MiniBrowser (static page)": lambda: run_one([args.minibrowser, f"--geometry={WIDTH}x{HEIGHT}", page], display),
+        # The same floor with the renderer the app picks on a machine without a GPU (renderer.rs).
+        "MiniBrowser (static page), WEBKIT_DISABLE_DMABUF_RENDERER=1": lambda: run_one(
+            [args.minibrowser, f"--geometry={WIDTH}x{HEIGHT}", page], display,
+            extra_env={"WEBKIT_DISABLE_DMABUF_RENDERER": "1"}),
         "Resolve Desk (demo)": lambda: run_one(
             [args.app, "--data-dir", tempfile.mkdtemp(prefix="rd-bench-data-")], display,
             mark_file=tempfile.mktemp(prefix="rd-startup-", suffix=".json")),
@@ -216,6 +226,7 @@ def main():
               f"{ms(med([r.get('marker') for r in rs]))} | {mib(med([r['mem']['process'] for r in rs]))} | "
               f"{mib(med([r['mem']['children'] for r in rs]))} ({', '.join(sorted(set(rs[0]['mem']['names'])))}) |")
     demo = results["Resolve Desk (demo)"]
+    print(f"\nThe app's WEBKIT_DISABLE_DMABUF_RENDERER: {demo[0]['profile'].get('webkit_disable_dmabuf_renderer')}")
     print("\nThe app's start-up profile (median ms since the process started):")
     phases = {}
     for r in demo:

@@ -18,6 +18,7 @@
 //! - [`leave`]: leaving a workspace with pending actions (discard all; the close guard)
 //! - [`undo`]: Undo / Redo from the history (undo data in the journal, retention)
 //! - [`startup`]: start-up marks (where the time goes before the first paint)
+//! - [`renderer`]: WebKitGTK's renderer on a machine without a GPU
 //! - [`args`]: the command line (`resolve-desk [WORKSPACE] [--script FILE] …`)
 
 pub mod agent;
@@ -31,6 +32,7 @@ pub mod history;
 pub mod leave;
 pub mod mcp_socket;
 pub mod notices;
+pub mod renderer;
 pub mod runs;
 pub mod startup;
 pub mod state;
@@ -100,6 +102,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
 /// Starts the app (parses the command line, opens the workspace or the demo).
 pub fn run() {
     startup::begin();
+    renderer::choose();
     let args = match args::Args::parse(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(message) => {

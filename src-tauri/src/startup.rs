@@ -84,6 +84,8 @@ pub fn profile(page: &[(String, f64)], page_origin_epoch_ms: f64) -> Value {
         "page_ms_since_main": page_marks,
         "painted_epoch_ms": round(epoch_ms()),
         "painted_ms_since_process_start": round(now_since_main + m.before_main_ms),
+        // WebKit's renderer as the app left it (see `renderer`): "1" = no DMA-BUF renderer.
+        "webkit_disable_dmabuf_renderer": std::env::var(crate::renderer::VAR).ok(),
     })
 }
 

@@ -6,6 +6,7 @@ import type { DiffMode } from '../components/DiffView.svelte';
 import { allUnfolded, UNFOLD_STEP, unfoldAll, type Unfold } from '../lib/diffRows';
 import { cancelHighlighting, highlightFile } from '../lib/highlighter';
 import { splitLines } from '../lib/lines';
+import { mark } from '../lib/startup';
 import { message, type Review } from './review.svelte';
 
 /** The selected file's whole text, each side cut into lines, and its highlighted lines once ready. */
@@ -86,6 +87,7 @@ export class Preview {
         const list = await this.backend.getActionFiles(action.id);
         if (token !== this.loadToken) return;
         this.files = list;
+        mark('files_loaded');
         if (list[0]) void this.selectFile(list[0].path);
       }
     } catch (err) {
@@ -111,6 +113,7 @@ export class Preview {
       const d = await this.backend.getFileDiff(action.id, path, context);
       if (token === this.diffToken) {
         this.diff = d;
+        mark('diff_loaded');
         if (!d.summary && d.hunks.length > 0) void this.loadLines(action.id, path, d.language, token);
       }
     } catch (err) {
@@ -136,6 +139,7 @@ export class Preview {
         newHtml: null,
       };
       this.lines = lines;
+      mark('texts_loaded');
       cancelHighlighting();
       const [oldHtml, newHtml] = await Promise.all([
         texts.old === null ? null : highlightFile(texts.old, language),
@@ -143,6 +147,7 @@ export class Preview {
       ]);
       if (token !== this.diffToken) return;
       this.lines = { ...lines, oldHtml, newHtml };
+      mark('highlighted');
     } catch {
       // Unfolding and colours are extras: the diff itself is shown.
     }
