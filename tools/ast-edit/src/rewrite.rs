@@ -76,8 +76,11 @@ fn contains_error(n: &PatternNode) -> bool {
 }
 
 /// Terminal texts every match contains verbatim, longest first (at most four). Named
-/// terminals are compared by text; unnamed ones only by kind, so only word-like keywords are
-/// used (an unnamed `;` can be a zero-width automatic semicolon). Empty when nothing can be
+/// terminals are compared by text; unnamed ones only by kind, so only word-like keywords and
+/// operators of two or more punctuation characters (`===`, `=>`, `::`) are used: a
+/// one-character token may stand for something else (an unnamed `;` can be a zero-width
+/// automatic semicolon, a layout `{` in Haskell), while a multi-character operator is always
+/// lexed from its own text. Empty when nothing can be
 /// trusted: an ERROR node in the pattern (it matches any kind), the language's expando or
 /// metavariable character in a text, or PHP (case-insensitive keywords).
 fn required_literals(pattern: &Pattern, lang: SupportLang) -> Vec<String> {
@@ -90,7 +93,8 @@ fn required_literals(pattern: &Pattern, lang: SupportLang) -> Vec<String> {
                 }
                 let t = text.trim();
                 let word = t.len() >= 2 && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-                if (*is_named && !t.is_empty()) || word {
+                let operator = t.len() >= 2 && t.bytes().all(|b| b.is_ascii_punctuation());
+                if (*is_named && !t.is_empty()) || word || operator {
                     found.push(t);
                 }
             }
@@ -309,10 +313,24 @@ mod tests {
     }
 
     #[test]
-    fn unnamed_punctuation_is_never_required() {
+    fn one_character_punctuation_is_never_required() {
         // `;` may be a zero-width automatic semicolon in TypeScript.
         let o = ops(SupportLang::TypeScript, &[("$A;", "")], None);
         assert!(o.may_match(b"x"));
+    }
+
+    #[test]
+    fn a_multi_character_operator_is_required_beside_the_words() {
+        let o = ops(SupportLang::TypeScript, &[("$A === undefined", "$A == null")], None);
+        assert!(o.may_match(b"if (x === undefined) {}"));
+        assert!(o.may_match(b"if (x===undefined) {}"), "spacing does not matter, the operator's text does");
+        assert!(!o.may_match(b"let x: number | undefined;"), "a file without `===` cannot match");
+        // And the file it lets through is rewritten as before.
+        let (out, scan) = rewrite("if (a.b === undefined) { f(x===undefined); }\n", &o);
+        assert_eq!(out, "if (a.b == null) { f(x == null); }\n");
+        assert_eq!(scan.edits.len(), 2);
+        let o = ops(SupportLang::Rust, &[("tracing::info!($$$A)", "")], None);
+        assert!(!o.may_match(b"fn main() { info!(\"x\") }"), "`tracing` and `::` are both required");
     }
 
     #[test]
