@@ -103,6 +103,9 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
 pub fn run() {
     startup::begin();
     renderer::choose();
+    // SAFETY: first in `run` (called by `main`): no tree-sitter object and no other thread
+    // exist yet (`startup::begin` and `renderer::choose` start none).
+    unsafe { resolve_tool_ast_edit::alloc::parse_with_mimalloc() };
     let args = match args::Args::parse(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(message) => {

@@ -29,9 +29,7 @@ pub fn decide(user_value: Option<&OsString>, has_render_node: bool) -> Option<&'
 /// unreadable folder has none.
 pub fn has_render_node(dri: &Path) -> bool {
     std::fs::read_dir(dri)
-        .map(|entries| {
-            entries.flatten().any(|e| e.file_name().to_str().is_some_and(|n| n.starts_with("renderD")))
-        })
+        .map(|entries| entries.flatten().any(|e| e.file_name().to_str().is_some_and(|n| n.starts_with("renderD"))))
         .unwrap_or(false)
 }
 

@@ -101,6 +101,8 @@ Example:
   {\"step\":1,\"tool\":\"resolve\",\"is_error\":true,\"text\":\"No pending action to resolve. Nothing to apply or discard.\",\"details\":null,\"pending\":[]}";
 
 fn main() -> ExitCode {
+    // SAFETY: first in `main`: no tree-sitter object and no other thread exist yet.
+    unsafe { resolve_tool_ast_edit::alloc::parse_with_mimalloc() };
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,

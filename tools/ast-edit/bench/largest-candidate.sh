@@ -23,7 +23,7 @@ RDESK=$TARGET/release/rdesk
 REWRITES=(
   'ts-console|ts|console.log($$$A)|logger.debug($$$A)|console log|ts'
   'ts-newerror|ts|new Error($$$A)|new AppError($$$A)|new Error|ts'
-  'ts-undef|ts|$A === undefined|$A == null|undefined|ts'
+  'ts-undef|ts|$A === undefined|$A == null|undefined ===|ts'
   'rs-println|rust|println!($$$A)|tracing::info!($$$A)|println|rust'
   'rs-reterr|rust|return Err($A)|return Err($A.into())|return Err|rust'
   'rs-unwrap|rust|$A.unwrap()|$A.expect("todo")|unwrap|rust'
@@ -44,8 +44,8 @@ for size in $SIZES; do
     bytes=${largest%% *}; file=${largest#* }
     json=$(mktemp)
     hyperfine --style none --runs "$RUNS" --warmup 1 --output=pipe --export-json "$json" \
-      "$(printf '%q ' "$RDESK" ast-edit --lang "$lang" --pat "$pat" --out "$rw" "$dir/$file")" > /dev/null
-    ms=$(python3 -c 'import json,sys; print(f"{json.load(open(sys.argv[1]))["results"][0]["median"]*1000:.0f} ms")' "$json")
+      "$(printf '%q ' "$RDESK" ast-edit --workspace "$dir" --lang "$lang" --pat "$pat" --out "$rw" "$dir/${file#./}")" > /dev/null
+    ms=$(python3 -c 'import json,sys; print("%.0f ms" % (json.load(open(sys.argv[1]))["results"][0]["median"] * 1000))' "$json")
     rm -f "$json"
     printf '| %s | %s | %s | `%s` | %s | %s |\n' "$id" "$lang-$size" "${#files[@]}" "${file#./}" "$bytes" "$ms"
   done

@@ -14,12 +14,14 @@
 //! - `scope`: which files a call looks at (paths, globs, ignore files, workspace checks)
 //! - `rewrite`: one file — parse, match, overlap rules, BOM and CRLF
 //! - [`scan`]: the parallel, cancellable scan that builds a [`Preview`]
+//! - [`alloc`]: tree-sitter on mimalloc (the binaries switch it on first in `main`)
 //! - [`cache`]: the per-session [`PreviewCache`] (a re-run parses only the files that
 //!   changed; bounded by `RESOLVE_DESK_PREVIEW_CACHE_MIB`)
 //! - [`preview`]: the preview and its renderings (text, JSON, UI details)
 //!
 //! The tool itself ([`AstEditTool`]) is below: validate, scan on the blocking pool, push.
 
+pub mod alloc;
 pub mod cache;
 pub mod params;
 pub mod preview;

@@ -343,6 +343,7 @@ fn scan(
     }
     preview.notes.extend(listing.notes);
     preview.change_set = change_set;
+    crate::alloc::release_freed();
     Ok(preview)
 }
 
