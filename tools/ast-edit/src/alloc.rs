@@ -19,7 +19,9 @@ use libmimalloc_sys::mi_option_t;
 /// constant for it); checked against its documented default by a test.
 const ARENA_EAGER_COMMIT: mi_option_t = 4;
 
-/// Makes tree-sitter allocate with mimalloc for the rest of the process.
+/// Makes tree-sitter allocate with mimalloc for the rest of the process, unless
+/// `RESOLVE_DESK_PARSE_ALLOCATOR=system` is set (then nothing changes: to compare, or to rule
+/// the allocator out when chasing a problem).
 ///
 /// # Safety
 ///
@@ -27,6 +29,9 @@ const ARENA_EAGER_COMMIT: mi_option_t = 4;
 /// must never be freed with the other) and before a second thread exists (the switch is not
 /// thread-safe). Never call it twice.
 pub unsafe fn parse_with_mimalloc() {
+    if std::env::var_os("RESOLVE_DESK_PARSE_ALLOCATOR").is_some_and(|v| v == "system") {
+        return;
+    }
     // SAFETY: the four functions are one allocator family, never return null for a non-zero
     // size (mimalloc aborts on out-of-memory like malloc's callers expect), and align like
     // malloc; the caller guarantees no tree-sitter object exists yet and no other thread runs.
