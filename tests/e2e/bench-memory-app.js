@@ -14,23 +14,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { appBinary, rdeskBinary, startDriver, tempDir, textOf } from "./launch.js";
+import { appBinary, rdeskBinary, residentKiB, startDriver, tempDir, textOf } from "./launch.js";
 import { manyFiles } from "./bigfiles.js";
 
 const BIN = appBinary("release");
 const ROUNDS = Number(process.argv[2] ?? 100);
 const WAIT = { timeout: 120000, interval: 20 };
-
-function rss(pid) {
-  const kib = (p) => Number((fs.readFileSync(`/proc/${p}/status`, "utf8").match(/VmRSS:\s+(\d+)/) ?? [0, 0])[1]);
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++) {
-    try {
-      tree.push(...execFileSync("pgrep", ["-P", String(tree[i])], { encoding: "utf8" }).trim().split("\n").filter(Boolean).map(Number));
-    } catch {}
-  }
-  return { app: kib(pid), webkit: tree.slice(1).reduce((a, p) => a + kib(p), 0) };
-}
 
 const { ws } = manyFiles();
 const runtime = tempDir("rd-bench-mem-run-");
@@ -62,7 +51,7 @@ try {
     const discarded = await client.callTool({ name: "resolve", arguments: { action: "discard", reason: `memory bench, round ${round}` } });
     if (discarded.isError) throw new Error(`round ${round}: ${textOf(discarded)}`);
     await browser.$('[data-testid="queue-empty"]').waitForDisplayed(WAIT);
-    if (round === 1 || round === ROUNDS) samples.push({ round, ...rss(pid) });
+    if (round === 1 || round === ROUNDS) samples.push({ round, ...residentKiB(pid) });
   }
 } finally {
   await client?.close().catch(() => {});

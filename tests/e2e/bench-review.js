@@ -9,25 +9,12 @@
 //
 //   RESOLVE_DESK_BIN=$CARGO_TARGET_DIR/release/resolve-desk xvfb-run -a --server-args="-screen 0 1400x900x24" node bench-review.js [RUNS]
 import { execFileSync } from "node:child_process";
-import fs from "node:fs";
-import { appBinary, median, startDriver, tempDir } from "./launch.js";
+import { appBinary, median, residentKiB, startDriver, tempDir } from "./launch.js";
 import { bigFile, manyFiles } from "./bigfiles.js";
 
 const BIN = appBinary("release");
 const RUNS = Number(process.argv[2] ?? 3);
 const WAIT = { timeout: 180000, interval: 20 };
-
-function rss(pid) {
-  const kib = (p) => Number((fs.readFileSync(`/proc/${p}/status`, "utf8").match(/VmRSS:\s+(\d+)/) ?? [0, 0])[1]);
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++) {
-    try {
-      tree.push(...execFileSync("pgrep", ["-P", String(tree[i])], { encoding: "utf8" }).trim().split("\n").filter(Boolean).map(Number));
-    } catch {}
-  }
-  const app = kib(pid);
-  return { app, webkit: tree.slice(1).reduce((a, p) => a + kib(p), 0) };
-}
 
 async function measure(driver, { ws, script }, waitHighlight) {
   const browser = await driver.startApp([ws, "--script", script, "--data-dir", tempDir("rd-bench-review-data-")]);
@@ -78,7 +65,7 @@ async function measure(driver, { ws, script }, waitHighlight) {
       window.__scrollFrames(el, (deltas) => done({ deltas, rows: el.querySelectorAll('[data-testid="diff-line"]').length }));
     });
     const pid = Number(execFileSync("pgrep", ["-n", "-f", `^${BIN}`], { encoding: "utf8" }).trim());
-    const mem = rss(pid);
+    const mem = residentKiB(pid);
     // The floor, in the same page and window: a hand-written windowed list (no framework, rows
     // recycled, a row's HTML set only when it shows a new line) of the same geometry, font and
     // highlighted lines (taken from the diff's rows), scrolled the same way.

@@ -6,27 +6,12 @@
 // Each run starts the real app through tauri-driver + WebKitWebDriver (so times include the
 // WebDriver session set-up, an upper bound on what a person waits). Prints a Markdown table.
 import { execFileSync } from "node:child_process";
-import fs from "node:fs";
-import { appBinary, median, startDriver, tempDir } from "./launch.js";
+import { appBinary, median, residentKiB, startDriver, tempDir } from "./launch.js";
 import { manyFiles } from "./bigfiles.js";
 
 const BIN = appBinary("release");
 const RUNS = Number(process.argv[2] ?? 3);
 const WAIT = { timeout: 120000, interval: 20 };
-
-// Resident memory (KiB) of the app process and of its whole process tree (WebKit's web and
-// network processes are its children).
-function rss(pid) {
-  const kib = (p) => Number((fs.readFileSync(`/proc/${p}/status`, "utf8").match(/VmRSS:\s+(\d+)/) ?? [0, 0])[1]);
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++) {
-    try {
-      const kids = execFileSync("pgrep", ["-P", String(tree[i])], { encoding: "utf8" }).trim().split("\n").filter(Boolean);
-      tree.push(...kids.map(Number));
-    } catch {}
-  }
-  return { app: kib(pid), tree: tree.reduce((a, p) => a + kib(p), 0) };
-}
 
 async function measure(driver, args, openBig) {
   const t0 = performance.now();
@@ -42,7 +27,7 @@ async function measure(driver, args, openBig) {
     await browser.waitUntil(async () => (await browser.$('[data-testid="diff-view"]').getText()).includes("logger.debug"), WAIT);
     out.open = performance.now() - t1;
     const pid = Number(execFileSync("pgrep", ["-n", "-f", `^${BIN}`], { encoding: "utf8" }).trim());
-    out.rss = rss(pid);
+    out.rss = residentKiB(pid);
   }
   await browser.deleteSession();
   return out;
@@ -70,4 +55,4 @@ console.log(`| cold start to first paint of the queue (demo workspace) | ${ms(me
 console.log(`| cold start to first paint, 5,000-replacement action queued at start (includes its preview) | ${ms(median(big.map((d) => d.firstPaint)))} |`);
 console.log(`| open the 5,000-replacement / 1,000-file action (file list + first diff shown) | ${ms(median(big.map((d) => d.open)))} |`);
 console.log(`| resident memory with it open: app process | ${mib(median(big.map((d) => d.rss.app)))} |`);
-console.log(`| resident memory with it open: app + WebKit processes | ${mib(median(big.map((d) => d.rss.tree)))} |`);
+console.log(`| resident memory with it open: app + WebKit processes | ${mib(median(big.map((d) => d.rss.app + d.rss.webkit)))} |`);

@@ -1,6 +1,6 @@
 // What every end-to-end test and app benchmark needs to start the real app: a free port,
 // tauri-driver on it, and a WebDriver session whose application is the Resolve Desk binary.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -122,4 +122,19 @@ export async function startAppWithMcp(prefix) {
   const sockets = path.join(runtime, "resolve-desk");
   await until(() => fs.existsSync(sockets) && fs.readdirSync(sockets).some((f) => f.endsWith(".sock")), "the app's MCP socket");
   return { ws, driver, browser };
+}
+
+/**
+ * Resident memory (KiB, VmRSS) of process `pid` (`app`) and the sum over its descendants
+ * (`webkit`: WebKit's web and network processes are the app's children). For the benchmarks.
+ */
+export function residentKiB(pid) {
+  const kib = (p) => Number((fs.readFileSync(`/proc/${p}/status`, "utf8").match(/VmRSS:\s+(\d+)/) ?? [0, 0])[1]);
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    try {
+      tree.push(...execFileSync("pgrep", ["-P", String(tree[i])], { encoding: "utf8" }).trim().split("\n").filter(Boolean).map(Number));
+    } catch {}
+  }
+  return { app: kib(pid), webkit: tree.slice(1).reduce((a, p) => a + kib(p), 0) };
 }
