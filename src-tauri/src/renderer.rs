@@ -9,6 +9,13 @@
 //! exists, and only then, the app sets that variable before GTK starts. A machine with a GPU
 //! keeps WebKit's default (its accelerated path), and a value the user set is never changed:
 //! `WEBKIT_DISABLE_DMABUF_RENDERER=0` keeps the DMA-BUF renderer even without a GPU.
+//!
+//! Under WebDriver (`TAURI_WEBVIEW_AUTOMATION=true`, set by tauri-driver) WebKit's default is
+//! kept too: with the DMA-BUF renderer off, WebKit takes a WebDriver screenshot only at the
+//! page's next rendering update, which an idle page may not have for 30 s or more (measured:
+//! 30–60 s per screenshot, against 70–260 ms). QA scripts that want the renderer people get
+//! without a GPU set the variable themselves, and then make the page render (any change on
+//! screen, an animation frame) around each screenshot.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -16,11 +23,14 @@ use std::path::Path;
 /// The variable WebKitGTK reads.
 pub const VAR: &str = "WEBKIT_DISABLE_DMABUF_RENDERER";
 
-/// The value to set, if any: `Some("1")` only when the user left `VAR` unset and the machine
-/// has no GPU render node.
-pub fn decide(user_value: Option<&OsString>, has_render_node: bool) -> Option<&'static str> {
-    match (user_value, has_render_node) {
-        (None, false) => Some("1"),
+/// The variable tauri-driver sets when a WebDriver session starts the app.
+pub const AUTOMATION_VAR: &str = "TAURI_WEBVIEW_AUTOMATION";
+
+/// The value to set, if any: `Some("1")` only when the user left `VAR` unset, the machine has
+/// no GPU render node and WebDriver is not driving the app.
+pub fn decide(user_value: Option<&OsString>, has_render_node: bool, under_webdriver: bool) -> Option<&'static str> {
+    match (user_value, has_render_node, under_webdriver) {
+        (None, false, false) => Some("1"),
         _ => None,
     }
 }
@@ -36,7 +46,9 @@ pub fn has_render_node(dri: &Path) -> bool {
 /// Applies [`decide`] to this process. Call first in `main`, before any thread starts (the
 /// environment is process-wide) and before GTK is initialised.
 pub fn choose() {
-    if let Some(value) = decide(std::env::var_os(VAR).as_ref(), has_render_node(Path::new("/dev/dri"))) {
+    let under_webdriver = std::env::var_os(AUTOMATION_VAR).is_some_and(|v| v == "true");
+    if let Some(value) = decide(std::env::var_os(VAR).as_ref(), has_render_node(Path::new("/dev/dri")), under_webdriver)
+    {
         std::env::set_var(VAR, value);
     }
 }
@@ -47,18 +59,23 @@ mod tests {
 
     #[test]
     fn without_a_gpu_the_dmabuf_renderer_is_turned_off() {
-        assert_eq!(decide(None, false), Some("1"));
+        assert_eq!(decide(None, false, false), Some("1"));
     }
 
     #[test]
     fn with_a_gpu_webkit_keeps_its_default() {
-        assert_eq!(decide(None, true), None);
+        assert_eq!(decide(None, true, false), None);
+    }
+
+    #[test]
+    fn under_webdriver_webkit_keeps_its_default() {
+        assert_eq!(decide(None, false, true), None);
     }
 
     #[test]
     fn a_value_the_user_set_is_kept() {
-        assert_eq!(decide(Some(&OsString::from("0")), false), None);
-        assert_eq!(decide(Some(&OsString::from("1")), true), None);
+        assert_eq!(decide(Some(&OsString::from("0")), false, false), None);
+        assert_eq!(decide(Some(&OsString::from("1")), true, false), None);
     }
 
     #[test]

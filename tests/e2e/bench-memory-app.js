@@ -14,10 +14,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { appBinary, rdeskBinary, residentKiB, startDriver, tempDir, textOf } from "./launch.js";
+import { appBinary, rdeskBinary, rendererAsPeopleGetIt, residentKiB, startDriver, tempDir, textOf } from "./launch.js";
 import { manyFiles } from "./bigfiles.js";
 
 const BIN = appBinary("release");
+const RENDERER = rendererAsPeopleGetIt();
 const ROUNDS = Number(process.argv[2] ?? 100);
 const WAIT = { timeout: 120000, interval: 20 };
 
@@ -60,7 +61,7 @@ try {
 }
 const mib = (k) => `${(k / 1024).toFixed(0)} MiB`;
 const [first, last] = [samples[0], samples[samples.length - 1]];
-console.log(`binary: ${BIN}; rounds: ${ROUNDS}; load average: ${fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0]}\n`);
+console.log(`binary: ${BIN}; rounds: ${ROUNDS}; WEBKIT_DISABLE_DMABUF_RENDERER: ${RENDERER}; load average: ${fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0]}\n`);
 console.log("| process | after round 1 | after round " + ROUNDS + " | ratio |\n|---|---:|---:|---:|");
 console.log(`| app | ${mib(first.app)} | ${mib(last.app)} | ${(last.app / first.app).toFixed(2)}× |`);
 console.log(`| WebKit's processes | ${mib(first.webkit)} | ${mib(last.webkit)} | ${(last.webkit / first.webkit).toFixed(2)}× |`);

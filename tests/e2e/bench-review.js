@@ -9,10 +9,11 @@
 //
 //   RESOLVE_DESK_BIN=$CARGO_TARGET_DIR/release/resolve-desk xvfb-run -a --server-args="-screen 0 1400x900x24" node bench-review.js [RUNS]
 import { execFileSync } from "node:child_process";
-import { appBinary, median, residentKiB, startDriver, tempDir } from "./launch.js";
+import { appBinary, median, rendererAsPeopleGetIt, residentKiB, startDriver, tempDir } from "./launch.js";
 import { bigFile, manyFiles } from "./bigfiles.js";
 
 const BIN = appBinary("release");
+const RENDERER = rendererAsPeopleGetIt();
 const RUNS = Number(process.argv[2] ?? 3);
 const WAIT = { timeout: 180000, interval: 20 };
 
@@ -138,7 +139,7 @@ const row = (name, rs) => {
   const m = (k) => median(rs.map(k));
   return `| ${name} | ${ms(m((r) => r.open))} | ${ms(rs[0].lit === null ? null : m((r) => r.lit))} | ${f1(m((r) => r.p50))} / ${f1(m((r) => r.p95))} / ${f1(m((r) => r.max))} | ${f1(m((r) => r.floor50))} / ${f1(m((r) => r.floor95))} | ${m((r) => r.rows)} | ${mib(m((r) => r.mem.app))} | ${mib(m((r) => r.mem.webkit))} |`;
 };
-console.log(`binary: ${BIN}; runs: ${RUNS} (medians)\n`);
+console.log(`binary: ${BIN}; runs: ${RUNS} (medians); WEBKIT_DISABLE_DMABUF_RENDERER: ${RENDERER}\n`);
 console.log("| action | open (click → rows painted) | whole-file highlighting painted | scroll frame p50 / p95 / max | floor p50 / p95 | rows in DOM | app RSS | WebKit RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|");
 console.log(row("5,000 replacements in 1,000 files (first file's diff)", results.many));
 console.log(row("one 20,000-line file, 5,000 rewrites", results.big));

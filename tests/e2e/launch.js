@@ -138,3 +138,14 @@ export function residentKiB(pid) {
   }
   return { app: kib(pid), webkit: tree.slice(1).reduce((a, p) => a + kib(p), 0) };
 }
+
+/**
+ * For the benchmarks: the WebKit renderer people get. Under WebDriver the app keeps WebKit's
+ * default renderer (src-tauri/src/renderer.rs); started by a person on a machine without a GPU
+ * render node it turns the DMA-BUF renderer off, so a benchmark sets that here (unless set).
+ */
+export function rendererAsPeopleGetIt() {
+  const gpu = fs.existsSync("/dev/dri") && fs.readdirSync("/dev/dri").some((n) => n.startsWith("renderD"));
+  if (!gpu && process.env.WEBKIT_DISABLE_DMABUF_RENDERER === undefined) process.env.WEBKIT_DISABLE_DMABUF_RENDERER = "1";
+  return process.env.WEBKIT_DISABLE_DMABUF_RENDERER ?? "(WebKit's default)";
+}
