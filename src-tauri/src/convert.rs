@@ -263,6 +263,21 @@ pub fn tool_run(call_id: String, r: ToolResult) -> wire::ToolRunOutcome {
 
 /// The agent loop's event as a wire event (pure mapping: the engine says which actions a
 /// call pushed and who decided).
+/// How much of a tool result the conversation keeps and shows (see [`tool_result_view`]).
+pub const TOOL_RESULT_VIEW_CHARS: usize = 240;
+
+/// What the window keeps of an agent's tool result: its first line, at most
+/// [`TOOL_RESULT_VIEW_CHARS`] characters (an ellipsis marks a cut). The conversation shows
+/// only that line, and the whole text (an `ast_edit` result carries up to 200 KB of diffs)
+/// would otherwise stay in the shell's log and the page for the conversation's whole life.
+pub fn tool_result_view(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("");
+    match line.char_indices().nth(TOOL_RESULT_VIEW_CHARS) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_string(),
+    }
+}
+
 pub fn agent_event(e: resolve_agent::AgentEvent) -> wire::AgentEvent {
     use resolve_agent::AgentEvent as A;
     let step = |s: usize| s.min(u32::MAX as usize) as u32;
@@ -301,7 +316,7 @@ pub fn agent_event(e: resolve_agent::AgentEvent) -> wire::AgentEvent {
                 call_id,
                 tool,
                 is_error,
-                text,
+                text: tool_result_view(&text),
                 pushed_action_ids,
                 resolved: resolved.map(|(d, by)| resolved_info(d, by)),
             }
@@ -405,6 +420,19 @@ pub fn since_preview(s: engine::SincePreview) -> wire::SincePreview {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_conversation_keeps_a_tool_results_first_line_only() {
+        let diffs = "x".repeat(200_000);
+        let text = format!("AST Edit: 5000 replacements in 1000 files (action pa-1).\n--- a/f.ts\n{diffs}");
+        assert_eq!(tool_result_view(&text), "AST Edit: 5000 replacements in 1000 files (action pa-1).");
+        // A long first line is cut at a character boundary, with an ellipsis.
+        let long = "é".repeat(TOOL_RESULT_VIEW_CHARS + 10);
+        let view = tool_result_view(&long);
+        assert_eq!(view.chars().count(), TOOL_RESULT_VIEW_CHARS + 1);
+        assert!(view.ends_with('…'));
+        assert_eq!(tool_result_view(""), "");
+    }
 
     #[test]
     fn emphasis_ranges_become_utf16_offsets() {

@@ -69,6 +69,9 @@ pub enum AgentEvent {
         call_id: String,
         tool: String,
         is_error: bool,
+        /// What the conversation shows of the result: its first line, at most
+        /// `TOOL_RESULT_VIEW_CHARS` characters. The model gets the whole result; the window
+        /// keeps no more than this for the life of the conversation.
         text: String,
         /// Actions this call put on the stack (a preview); the UI links to their queue cards.
         pushed_action_ids: Vec<String>,

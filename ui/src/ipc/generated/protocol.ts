@@ -479,7 +479,13 @@ proposedAction: ResolveChoice | null, proposedReason: string | null,
 /**
  * The action it waits on (the top of the stack).
  */
-actionId: string | null, } | { "kind": "toolResult", step: number, callId: string, tool: string, isError: boolean, text: string, 
+actionId: string | null, } | { "kind": "toolResult", step: number, callId: string, tool: string, isError: boolean, 
+/**
+ * What the conversation shows of the result: its first line, at most
+ * `TOOL_RESULT_VIEW_CHARS` characters. The model gets the whole result; the window
+ * keeps no more than this for the life of the conversation.
+ */
+text: string, 
 /**
  * Actions this call put on the stack (a preview); the UI links to their queue cards.
  */
