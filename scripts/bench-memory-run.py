@@ -4,7 +4,7 @@
 Usage:
   python3 scripts/bench-memory-run.py [--rdesk PATH] [--rounds N] [--shape many|big] [--keep]
 
-Generates the demo workspace of tests/e2e/bigfiles.js (`many`: 1,000 TypeScript files with
+Makes the workspace of tests/e2e/bigfiles.js through node (`many`: 1,000 TypeScript files with
 5 `console.log` calls each; `big`: one 20,000-line file with 5,000), starts
 `rdesk run - --workspace WS` and feeds it one step at a time on standard input: an `ast_edit`
 preview (`console.log($$$A)` -> `logger.debug($$$A)`), then a discard of it (unless --keep).
@@ -22,49 +22,20 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
-EDIT = {"tool": "ast_edit", "params": {"ops": [{"pat": "console.log($$$A)", "out": "logger.debug($$$A)"}], "lang": "ts"}}
 DISCARD = {"tool": "resolve", "params": {"action": "discard", "reason": "memory bench"}}
-LOGGER = "export const logger = { debug: (..._a: unknown[]) => {} };\n"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def many_files(ws):
-    for d in range(20):
-        os.makedirs(os.path.join(ws, f"pkg{d}"))
-        for f in range(50):
-            src = f'import {{ logger }} from "../logger";\n\nexport function f{f}(x: number): number {{\n'
-            for i in range(5):
-                src += f'  console.log("step {i}", x + {i});\n  x = x * {i + 2} - {f};\n'
-            src += "  return x;\n}\n"
-            with open(os.path.join(ws, f"pkg{d}", f"mod{f}.ts"), "w") as fh:
-                fh.write(src)
-    with open(os.path.join(ws, "logger.ts"), "w") as fh:
-        fh.write(LOGGER)
-    return None
-
-
-def big_file(ws):
-    lines = ["// A long file.", "import { logger } from './logger';", "", "/* A block comment",
-             "   over three lines: console.log(here) is prose */"]
-    n = 0
-    while len(lines) < 19990:
-        i = len(lines)
-        if i % 100 == 7:
-            lines += ["const banner = `a template", f"  literal over lines ${{{i}}}`;"]
-        elif n < 5000 and i % 3 == 0:
-            lines.append(f'  console.log("value", x{i});')
-            n += 1
-        else:
-            lines.append(f"  const v{i} = compute({i}) + other.field;")
-    while len(lines) < 20000:
-        lines.append(f"  const tail{len(lines)} = {len(lines)};")
-    with open(os.path.join(ws, "big.ts"), "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    with open(os.path.join(ws, "logger.ts"), "w") as fh:
-        fh.write(LOGGER)
-    return "big.ts"
+def workspace(shape):
+    """The workspace of tests/e2e/bigfiles.js (`manyFiles` or `bigFile`) and its ast_edit step."""
+    fn = "manyFiles" if shape == "many" else "bigFile"
+    code = f"import('./tests/e2e/bigfiles.js').then((m) => console.log(JSON.stringify(m.{fn}())))"
+    made = json.loads(subprocess.check_output(["node", "--input-type=module", "-e", code], cwd=ROOT))
+    with open(made["script"]) as fh:
+        edit = json.loads(fh.readline())
+    return made["ws"], made["script"], edit
 
 
 def rss_kib(pid):
@@ -88,12 +59,8 @@ def main():
     if args.rounds < 1:
         sys.exit(f"bench-memory-run: --rounds must be at least 1, got {args.rounds}")
 
-    ws = tempfile.mkdtemp(prefix="rd-mem-run-")
+    ws, script, edit = workspace(args.shape)
     try:
-        path = many_files(ws) if args.shape == "many" else big_file(ws)
-        edit = json.loads(json.dumps(EDIT))
-        if path:
-            edit["params"]["path"] = path
         proc = subprocess.Popen([args.rdesk, "run", "-", "--workspace", ws], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True, bufsize=1)
         start = rss_kib(proc.pid)
@@ -127,6 +94,7 @@ def main():
         print(f"ratio: {last / max(first, 1):.2f}x")
     finally:
         shutil.rmtree(ws, ignore_errors=True)
+        os.unlink(script)
 
 
 if __name__ == "__main__":

@@ -8,10 +8,9 @@
 // queue is empty.
 //
 //   RESOLVE_DESK_BIN=$CARGO_TARGET_DIR/release/resolve-desk xvfb-run -a --server-args="-screen 0 1400x900x24" node bench-memory-agent.js [TURNS]
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { appBinary, rendererAsPeopleGetIt, residentKiB, startDriver, tempDir } from "./launch.js";
+import { appBinary, appPid, printMemoryGrowth, rendererAsPeopleGetIt, residentKiB, startDriver, tempDir } from "./launch.js";
 import { manyFiles } from "./bigfiles.js";
 import { startFakeLlm, textReply, toolCallReply } from "./fakeLlm.js";
 
@@ -37,7 +36,7 @@ try {
   await browser.$('[data-testid="queue-empty"]').waitForDisplayed(WAIT);
   if (!(await browser.$('[data-testid="conversation-panel"]').isExisting())) await browser.$('[data-testid="agent-toggle"]').click();
   await browser.$('[data-testid="conversation-panel"]').waitForDisplayed(WAIT);
-  const pid = Number(execFileSync("pgrep", ["-n", "-f", `^${BIN}`], { encoding: "utf8" }).trim());
+  const pid = appPid(BIN);
   for (let turn = 1; turn <= TURNS; turn++) {
     llm.push(toolCallReply(`call_edit_${turn}`, "ast_edit", { ops: [{ pat: "console.log($$$A)", out: "logger.debug($$$A)" }], lang: "ts" }));
     llm.push(toolCallReply(`call_resolve_${turn}`, "resolve", { action: "discard", reason: `memory bench, turn ${turn}` }));
@@ -58,9 +57,4 @@ try {
   driver.kill();
   await llm.close();
 }
-const mib = (k) => `${(k / 1024).toFixed(0)} MiB`;
-const [first, last] = [samples[0], samples[samples.length - 1]];
-console.log(`binary: ${BIN}; turns: ${TURNS}; WEBKIT_DISABLE_DMABUF_RENDERER: ${RENDERER}; load average: ${fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0]}\n`);
-console.log(`| process | after turn 1 | after turn ${TURNS} | ratio |\n|---|---:|---:|---:|`);
-console.log(`| app | ${mib(first.app)} | ${mib(last.app)} | ${(last.app / first.app).toFixed(2)}× |`);
-console.log(`| WebKit's processes | ${mib(first.webkit)} | ${mib(last.webkit)} | ${(last.webkit / first.webkit).toFixed(2)}× |`);
+printMemoryGrowth({ bin: BIN, what: "turn", n: TURNS, renderer: RENDERER, samples });

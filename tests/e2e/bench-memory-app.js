@@ -9,12 +9,11 @@
 // read after round 1 and after the last round, each time once the window shows the empty queue.
 //
 //   RESOLVE_DESK_BIN=$CARGO_TARGET_DIR/release/resolve-desk xvfb-run -a --server-args="-screen 0 1400x900x24" node bench-memory-app.js [ROUNDS]
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { appBinary, rdeskBinary, rendererAsPeopleGetIt, residentKiB, startDriver, tempDir, textOf } from "./launch.js";
+import { appBinary, appPid, printMemoryGrowth, rdeskBinary, rendererAsPeopleGetIt, residentKiB, startDriver, tempDir, textOf } from "./launch.js";
 import { manyFiles } from "./bigfiles.js";
 
 const BIN = appBinary("release");
@@ -34,7 +33,7 @@ try {
   browser = await driver.startApp([ws, "--policy", "agent", "--data-dir", tempDir("rd-bench-mem-data-")]);
   await browser.setWindowSize(1400, 900).catch(() => {});
   await browser.$('[data-testid="queue-empty"]').waitForDisplayed(WAIT);
-  const pid = Number(execFileSync("pgrep", ["-n", "-f", `^${BIN}`], { encoding: "utf8" }).trim());
+  const pid = appPid(BIN);
   const sockets = path.join(runtime, "resolve-desk");
   await browser.waitUntil(() => fs.existsSync(sockets) && fs.readdirSync(sockets).some((f) => f.endsWith(".sock")), WAIT);
   client = new Client({ name: "bench-memory", version: "1.0.0" });
@@ -59,9 +58,4 @@ try {
   await browser?.deleteSession().catch(() => {});
   driver.kill();
 }
-const mib = (k) => `${(k / 1024).toFixed(0)} MiB`;
-const [first, last] = [samples[0], samples[samples.length - 1]];
-console.log(`binary: ${BIN}; rounds: ${ROUNDS}; WEBKIT_DISABLE_DMABUF_RENDERER: ${RENDERER}; load average: ${fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0]}\n`);
-console.log("| process | after round 1 | after round " + ROUNDS + " | ratio |\n|---|---:|---:|---:|");
-console.log(`| app | ${mib(first.app)} | ${mib(last.app)} | ${(last.app / first.app).toFixed(2)}× |`);
-console.log(`| WebKit's processes | ${mib(first.webkit)} | ${mib(last.webkit)} | ${(last.webkit / first.webkit).toFixed(2)}× |`);
+printMemoryGrowth({ bin: BIN, what: "round", n: ROUNDS, renderer: RENDERER, samples });

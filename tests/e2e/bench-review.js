@@ -8,8 +8,7 @@
 // - resident memory once scrolled: the app process, and WebKit's processes (its children).
 //
 //   RESOLVE_DESK_BIN=$CARGO_TARGET_DIR/release/resolve-desk xvfb-run -a --server-args="-screen 0 1400x900x24" node bench-review.js [RUNS]
-import { execFileSync } from "node:child_process";
-import { appBinary, median, rendererAsPeopleGetIt, residentKiB, startDriver, tempDir } from "./launch.js";
+import { appBinary, appPid, median, rendererAsPeopleGetIt, residentKiB, startDriver, tempDir } from "./launch.js";
 import { bigFile, manyFiles } from "./bigfiles.js";
 
 const BIN = appBinary("release");
@@ -65,7 +64,7 @@ async function measure(driver, { ws, script }, waitHighlight) {
       const el = document.querySelector('[data-testid="diff-scroll"]');
       window.__scrollFrames(el, (deltas) => done({ deltas, rows: el.querySelectorAll('[data-testid="diff-line"]').length }));
     });
-    const pid = Number(execFileSync("pgrep", ["-n", "-f", `^${BIN}`], { encoding: "utf8" }).trim());
+    const pid = appPid(BIN);
     const mem = residentKiB(pid);
     // The floor, in the same page and window: a hand-written windowed list (no framework, rows
     // recycled, a row's HTML set only when it shows a new line) of the same geometry, font and

@@ -5,8 +5,7 @@
 //
 // Each run starts the real app through tauri-driver + WebKitWebDriver (so times include the
 // WebDriver session set-up, an upper bound on what a person waits). Prints a Markdown table.
-import { execFileSync } from "node:child_process";
-import { appBinary, median, residentKiB, startDriver, tempDir } from "./launch.js";
+import { appBinary, appPid, median, residentKiB, startDriver, tempDir } from "./launch.js";
 import { manyFiles } from "./bigfiles.js";
 
 const BIN = appBinary("release");
@@ -26,7 +25,7 @@ async function measure(driver, args, openBig) {
     await browser.$('[data-testid="file-row"]').click();
     await browser.waitUntil(async () => (await browser.$('[data-testid="diff-view"]').getText()).includes("logger.debug"), WAIT);
     out.open = performance.now() - t1;
-    const pid = Number(execFileSync("pgrep", ["-n", "-f", `^${BIN}`], { encoding: "utf8" }).trim());
+    const pid = appPid(BIN);
     out.rss = residentKiB(pid);
   }
   await browser.deleteSession();

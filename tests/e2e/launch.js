@@ -145,7 +145,27 @@ export function residentKiB(pid) {
  * render node it turns the DMA-BUF renderer off, so a benchmark sets that here (unless set).
  */
 export function rendererAsPeopleGetIt() {
-  const gpu = fs.existsSync("/dev/dri") && fs.readdirSync("/dev/dri").some((n) => n.startsWith("renderD"));
-  if (!gpu && process.env.WEBKIT_DISABLE_DMABUF_RENDERER === undefined) process.env.WEBKIT_DISABLE_DMABUF_RENDERER = "1";
+  if (!hasGpuRenderNode() && process.env.WEBKIT_DISABLE_DMABUF_RENDERER === undefined) process.env.WEBKIT_DISABLE_DMABUF_RENDERER = "1";
   return process.env.WEBKIT_DISABLE_DMABUF_RENDERER ?? "(WebKit's default)";
+}
+
+/** Whether this machine has a GPU render node (`/dev/dri/renderD*`), as src-tauri/src/renderer.rs checks. */
+export function hasGpuRenderNode() {
+  return fs.existsSync("/dev/dri") && fs.readdirSync("/dev/dri").some((n) => n.startsWith("renderD"));
+}
+
+/** The newest process running `bin` (the app WebDriver started). For the benchmarks. */
+export const appPid = (bin) => Number(execFileSync("pgrep", ["-n", "-f", `^${bin}`], { encoding: "utf8" }).trim());
+
+/**
+ * Prints a memory benchmark's result: the app's and WebKit's resident memory after the first and
+ * the last of `n` rounds (`samples`: two `residentKiB` results), and their ratios.
+ */
+export function printMemoryGrowth({ bin, what, n, renderer, samples: [first, last] }) {
+  const mib = (k) => `${(k / 1024).toFixed(0)} MiB`;
+  const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0];
+  console.log(`binary: ${bin}; ${what}s: ${n}; WEBKIT_DISABLE_DMABUF_RENDERER: ${renderer}; load average: ${load}\n`);
+  console.log(`| process | after ${what} 1 | after ${what} ${n} | ratio |\n|---|---:|---:|---:|`);
+  console.log(`| app | ${mib(first.app)} | ${mib(last.app)} | ${(last.app / first.app).toFixed(2)}× |`);
+  console.log(`| WebKit's processes | ${mib(first.webkit)} | ${mib(last.webkit)} | ${(last.webkit / first.webkit).toFixed(2)}× |`);
 }

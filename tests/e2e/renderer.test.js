@@ -8,9 +8,9 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { appBinary, tempDir, until } from "./launch.js";
+import { appBinary, hasGpuRenderNode, tempDir, until } from "./launch.js";
 
-const hasRenderNode = fs.existsSync("/dev/dri") && fs.readdirSync("/dev/dri").some((n) => n.startsWith("renderD"));
+const hasRenderNode = hasGpuRenderNode();
 
 /** Starts the app on its demo with `env` added, waits for its profile, stops it; returns the profile. */
 async function profileWith(env) {
