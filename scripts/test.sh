@@ -8,14 +8,33 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/resolve-desk/target}"
 
 scripts/setup.sh
 
+# contained CMD...: runs CMD in its own session and, once it ends, stops whatever it left running
+# (a child process of a test, a WebKit process of a killed app), naming it. A leftover process
+# would otherwise keep the caller's output open and the run would never end. Returns CMD's status.
+contained() {
+  local rc=0
+  setsid "$@" &
+  local sid=$!
+  wait "$sid" || rc=$?
+  local left
+  left=$(ps -eo pid=,sid= | awk -v s="$sid" '$2 == s && $1 != s { print $1 }')
+  if [ -n "$left" ]; then
+    echo "test.sh: stopping what \`$1\` left running:" >&2
+    ps -o pid=,args= -p "$(echo $left | tr ' ' ',')" >&2 || true
+    kill -KILL $left 2>/dev/null || true
+  fi
+  return "$rc"
+}
+
 echo "== cargo test (workspace, including the desktop shell)"
-cargo test --workspace --quiet
+contained cargo test --workspace --quiet
 
 echo "== UI unit tests (vitest)"
-(cd ui && npm test --silent)
+contained npm --prefix ui test --silent
 
 echo "== end to end (real app under Xvfb; rdesk and apply-probe are the ones cargo test built)"
 cargo build -p resolve-desk --quiet
+# A hang becomes a failure with its output (30 minutes; the suite takes about two).
 RESOLVE_DESK_BIN="$CARGO_TARGET_DIR/debug/resolve-desk" RDESK_BIN="$CARGO_TARGET_DIR/debug/rdesk" \
-  RD_APPLY_PROBE="$CARGO_TARGET_DIR/debug/apply-probe" xvfb-run -a --server-args="-screen 0 1400x900x24" \
+  RD_APPLY_PROBE="$CARGO_TARGET_DIR/debug/apply-probe" contained timeout --kill-after=30 1800 xvfb-run -a --server-args="-screen 0 1400x900x24" \
   npm --prefix tests/e2e test --silent
