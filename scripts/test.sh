@@ -17,7 +17,8 @@ contained() {
   local sid=$!
   wait "$sid" || rc=$?
   local left
-  left=$(ps -eo pid=,sid= | awk -v s="$sid" '$2 == s && $1 != s { print $1 }')
+  # Zombies (stat Z) have already exited and hold nothing open; they are the init's to reap.
+  left=$(ps -eo pid=,sid=,stat= | awk -v s="$sid" '$2 == s && $1 != s && $3 !~ /^Z/ { print $1 }')
   if [ -n "$left" ]; then
     echo "test.sh: stopping what \`$1\` left running:" >&2
     ps -o pid=,args= -p "$(echo $left | tr ' ' ',')" >&2 || true
