@@ -46,7 +46,8 @@ async function portOpen(p, deadline) {
 
 /**
  * Starts tauri-driver on a free port. Returns `{ startApp(args), kill() }`; `startApp` opens a
- * WebDriver session running the app binary with `args` (one app at a time per driver).
+ * WebDriver session running the app binary with `args` (one app at a time per driver); `kill`
+ * stops the driver and every process it started, the app included.
  */
 export async function startDriver({ bin = appBinary(), logLevel = "warn", quiet = false, env = process.env } = {}) {
   if (!fs.existsSync(bin)) throw new Error(`app binary missing at ${bin}; build it with cargo build -p resolve-desk`);
@@ -66,8 +67,39 @@ export async function startDriver({ bin = appBinary(), logLevel = "warn", quiet 
         connectionRetryCount: 1,
         capabilities: { "tauri:options": { application: bin, args } },
       }),
-    kill: () => driver.kill(),
+    kill: () => killTree(driver),
   };
+}
+
+/** The ids of every process under `pid` (children, their children, …). */
+function descendants(pid) {
+  const found = [];
+  for (let queue = [pid]; queue.length > 0; ) {
+    let children = [];
+    try {
+      children = execFileSync("pgrep", ["-P", String(queue.shift())], { encoding: "utf8" }).trim().split("\n").filter(Boolean).map(Number);
+    } catch {} // pgrep exits 1 when there are none
+    found.push(...children);
+    queue.push(...children);
+  }
+  return found;
+}
+
+/**
+ * Stops tauri-driver and everything it started. After `deleteSession` the app may still run: a
+ * window with pending actions holds its close for the person's answer (src-tauri/src/leave.rs),
+ * and once tauri-driver is gone such an app is an orphan that keeps the test file's output open,
+ * so `node --test` never ends (it printed its summary and hung in CI). The app's data is on disk
+ * already; it is killed outright.
+ */
+function killTree(driver) {
+  const under = descendants(driver.pid);
+  driver.kill();
+  for (const pid of under) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {} // already gone
+  }
 }
 
 /** A fresh temporary folder (`prefix` names it), optionally a copy of `fixture` (relative to the checkout). */
