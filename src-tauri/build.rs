@@ -35,6 +35,7 @@ fn main() {
         "get_file_replacements",
         "read_tool_log",
         "startup_painted",
+        "next_events",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

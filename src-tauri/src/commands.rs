@@ -114,10 +114,9 @@ pub async fn run_tool(
 ) -> Result<wire::ToolRunOutcome> {
     let (session, _) = state.session().await;
     let run = state.runs().start_run(run_id);
-    let mut ctx = ToolContext::new(session.new_call_id()).with_cancel(run.cancel.clone());
-    if let Some(emit) = state.emitter() {
-        ctx = ctx.with_progress(events::progress_sink(emit));
-    }
+    let ctx = ToolContext::new(session.new_call_id())
+        .with_cancel(run.cancel.clone())
+        .with_progress(events::progress_sink(state.emitter()));
     let call_id = ctx.call_id.clone();
     let result = session.call_with(Actor::Person, ctx, &name, params).await;
     Ok(convert::tool_run(call_id, result))
@@ -131,10 +130,9 @@ pub async fn rerun_action(
 ) -> Result<wire::ToolRunOutcome> {
     let (session, _) = state.session().await;
     let run = state.runs().start_run(run_id);
-    let mut ctx = ToolContext::new(session.new_call_id()).with_cancel(run.cancel.clone());
-    if let Some(emit) = state.emitter() {
-        ctx = ctx.with_progress(events::progress_sink(emit));
-    }
+    let ctx = ToolContext::new(session.new_call_id())
+        .with_cancel(run.cancel.clone())
+        .with_progress(events::progress_sink(state.emitter()));
     let call_id = ctx.call_id.clone();
     let result = session.rerun_with(Actor::Person, ctx, &action_id).await;
     Ok(convert::tool_run(call_id, result))
@@ -154,11 +152,9 @@ pub async fn run_script(
     let total =
         text.lines().enumerate().filter(|(i, l)| matches!(resolve_agent::parse_line(i + 1, l), Ok(Some(_)))).count();
     let script_progress = |done: usize, message: Option<String>| {
-        if let Some(emit) = &emit {
-            let payload =
-                wire::ToolProgress { call_id: "script".into(), done: done as u64, total: Some(total as u64), message };
-            emit(wire::ipc::events::TOOL_PROGRESS, serde_json::to_value(payload).unwrap_or_default());
-        }
+        let payload =
+            wire::ToolProgress { call_id: "script".into(), done: done as u64, total: Some(total as u64), message };
+        emit(wire::ipc::events::TOOL_PROGRESS, serde_json::to_value(payload).unwrap_or_default());
     };
     let mut steps = Vec::new();
     let done = std::sync::atomic::AtomicUsize::new(0);
@@ -169,11 +165,7 @@ pub async fn run_script(
         &run.cancel,
         |line| {
             script_progress(done.load(std::sync::atomic::Ordering::Relaxed), Some(format!("line {line}")));
-            let ctx = ToolContext::new(session.new_call_id());
-            match &emit {
-                Some(emit) => ctx.with_progress(events::progress_sink(emit.clone())),
-                None => ctx,
-            }
+            ToolContext::new(session.new_call_id()).with_progress(events::progress_sink(emit.clone()))
         },
         |r| {
             done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -271,7 +263,7 @@ fn settings_error(e: resolve_agent::llm::ConfigError) -> IpcError {
 pub async fn start_agent_turn(state: State<'_, AppState>, prompt: String) -> Result<u64> {
     let (session, conversation) = state.conversation().await;
     let config = ProviderConfig::load(state.config_dir()).map_err(settings_error)?;
-    conversation.start_turn(session, config, prompt, state.emitter())
+    conversation.start_turn(session, config, prompt, Some(state.emitter()))
 }
 
 #[tauri::command]
@@ -466,4 +458,11 @@ pub async fn read_tool_log(state: State<'_, AppState>, name: String) -> Result<w
 #[tauri::command]
 pub fn startup_painted(marks: Vec<(String, f64)>, origin: f64) {
     crate::startup::painted(&marks, origin);
+}
+
+/// The events pushed after number `after` (see `events::EventHub`); waits for one when there
+/// are none yet. The page keeps one call in flight.
+#[tauri::command]
+pub async fn next_events(state: State<'_, AppState>, after: Option<u64>) -> Result<wire::EventBatch> {
+    Ok(state.events().next(after, crate::events::POLL_WAIT).await)
 }

@@ -85,19 +85,16 @@ impl CloseGuard {
     }
 }
 
-/// Wired to the window's `CloseRequested`: holds the close and emits `close-requested`
+/// Wired to the window's `CloseRequested`: holds the close and sends `close-requested`
 /// while actions are pending and the person has not answered.
 pub fn on_close_requested<R: tauri::Runtime>(window: &tauri::Window<R>, api: &tauri::CloseRequestApi) {
-    use tauri::{Emitter as _, Manager as _};
+    use tauri::Manager as _;
     let state = window.state::<crate::state::AppState>();
     let pending = tauri::async_runtime::block_on(state.session()).0.store().len();
     if let CloseVerdict::Ask(pending) = state.close_guard().on_request(pending) {
         api.prevent_close();
-        if let Err(e) = window.emit(CLOSE_REQUESTED, CloseRequested { pending }) {
-            eprintln!("resolve-desk: could not ask about closing: {e}; closing, the pending actions are kept");
-            state.close_guard().answer(true);
-            let _ = window.close();
-        }
+        let payload = serde_json::to_value(CloseRequested { pending }).unwrap_or_default();
+        state.events().push(CLOSE_REQUESTED, payload);
     }
 }
 

@@ -79,6 +79,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
             commands::get_file_replacements,
             commands::read_tool_log,
             commands::startup_painted,
+            commands::next_events,
         ])
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {
@@ -92,9 +93,6 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
                     eprintln!("resolve-desk: could not fit the window to the screen: {e}");
                 }
             }
-            let handle = app.handle().clone();
-            let state = app.state::<state::AppState>();
-            tauri::async_runtime::block_on(state.start_forwarding(handle));
             Ok(())
         })
 }

@@ -12,7 +12,7 @@ use tokio::sync::RwLock;
 
 use crate::agent::Conversation;
 use crate::args::Args;
-use crate::events::{self, Emitter};
+use crate::events::{self, Emitter, EventHub};
 use crate::notices::{self, Notices};
 
 /// What is open now.
@@ -41,7 +41,10 @@ pub struct AppState {
     current: RwLock<Current>,
     policy: ResolvePolicy,
     recents: Recents,
-    emitter: Mutex<Option<Emitter>>,
+    /// Pushes to `events`.
+    emitter: Emitter,
+    /// The events the page fetches (`next_events`).
+    events: Arc<EventHub>,
     /// The decision journal (SQLite), written on its own thread; `None` when it could not be
     /// opened (the app still works, the history is then this session's only, and a banner
     /// says so).
@@ -73,6 +76,11 @@ impl AppState {
         }
         crate::startup::mark("workspace_opened");
         let mut current = current;
+        // Events are queued from here on; the page fetches them once it runs (`next_events`).
+        let events = Arc::new(EventHub::default());
+        let emitter = events.emitter();
+        notices.set_emitter(emitter.clone());
+        current.forwarder = Some(events::forward_queue(current.session.clone(), emitter.clone()));
         current.mcp = crate::mcp_socket::start(&current.session, current.is_demo);
         crate::startup::mark("mcp_started");
         if let Some(script) = &args.script {
@@ -95,7 +103,8 @@ impl AppState {
             current: RwLock::new(current),
             policy: args.policy,
             recents,
-            emitter: Mutex::new(None),
+            emitter,
+            events,
             journal,
             notices,
             config_dir,
@@ -130,13 +139,9 @@ impl AppState {
         Some((tools.log_path(name).display().to_string(), tools.read_log(name)))
     }
 
-    /// Starts forwarding store events of the current (and every later) session.
-    pub async fn start_forwarding<R: tauri::Runtime>(&self, app: tauri::AppHandle<R>) {
-        let emitter = events::emitter(app);
-        *self.emitter.lock().unwrap_or_else(|p| p.into_inner()) = Some(emitter.clone());
-        self.notices.set_emitter(emitter.clone());
-        let mut current = self.current.write().await;
-        current.forwarder = Some(events::forward_queue(current.session.clone(), emitter));
+    /// The events the page fetches.
+    pub fn events(&self) -> &EventHub {
+        &self.events
     }
 
     /// The open session and its conversation with the model.
@@ -150,8 +155,9 @@ impl AppState {
         &self.config_dir
     }
 
-    pub fn emitter(&self) -> Option<Emitter> {
-        self.emitter.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    /// Sends events to the page.
+    pub fn emitter(&self) -> Emitter {
+        self.emitter.clone()
     }
 
     /// Closes the current session (its pending actions are never applied; outside the demo
@@ -166,27 +172,20 @@ impl AppState {
         crate::mcp_socket::stop(old_mcp, &old_session).await;
         next.mcp = crate::mcp_socket::start(&next.session, next.is_demo);
         self.recents.add(next.session.workspace().root());
-        if let Some(emitter) = self.emitter() {
-            next.forwarder = Some(events::forward_queue(next.session.clone(), emitter.clone()));
-            let mut current = self.current.write().await;
-            if let Some(f) = current.forwarder.take() {
-                f.abort();
-            }
-            current.conversation.stop();
-            current.session.close();
-            *current = next;
-            emitter(
-                resolve_protocol::ipc::events::QUEUE_CHANGED,
-                serde_json::json!({"revision": current.session.store().revision()}),
-            );
-            Ok(session_info(&current))
-        } else {
-            let mut current = self.current.write().await;
-            current.conversation.stop();
-            current.session.close();
-            *current = next;
-            Ok(session_info(&current))
+        let emitter = self.emitter();
+        next.forwarder = Some(events::forward_queue(next.session.clone(), emitter.clone()));
+        let mut current = self.current.write().await;
+        if let Some(f) = current.forwarder.take() {
+            f.abort();
         }
+        current.conversation.stop();
+        current.session.close();
+        *current = next;
+        emitter(
+            resolve_protocol::ipc::events::QUEUE_CHANGED,
+            serde_json::json!({"revision": current.session.store().revision()}),
+        );
+        Ok(session_info(&current))
     }
 
     /// When the app exits: agents connected over MCP are told the desk closed.

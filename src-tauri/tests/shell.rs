@@ -155,6 +155,34 @@ fn every_command_is_callable_with_the_ui_argument_keys() {
 }
 
 #[test]
+fn events_reach_the_page_through_next_events_in_order_from_where_it_started() {
+    let app = start();
+    let start = invoke(&app, "next_events", json!({"after": null})).unwrap();
+    assert_eq!(start["events"], json!([]), "the start answers at once: {start}");
+    assert_eq!(start["missed"], false);
+    let top = invoke(&app, "list_actions", json!({})).unwrap()["actions"][0]["id"].clone();
+    let revision = invoke(&app, "list_actions", json!({})).unwrap()["revision"].as_u64().unwrap();
+
+    invoke(&app, "resolve_action", json!({"action": "discard", "reason": "not now", "expectedId": top})).unwrap();
+    // The queue's change is forwarded from the store by a task: poll until it is there (each
+    // poll returns as soon as something was pushed, or empty after 25 s).
+    let mut seen: Vec<Value> = Vec::new();
+    let mut last = start["last"].clone();
+    for _ in 0..3 {
+        if seen.iter().any(|e| e["name"] == "queue-changed") {
+            break;
+        }
+        let batch = invoke(&app, "next_events", json!({"after": last})).unwrap();
+        assert_eq!(batch["missed"], false, "{batch}");
+        seen.extend(batch["events"].as_array().unwrap().iter().cloned());
+        last = batch["last"].clone();
+    }
+    let changed = seen.iter().find(|e| e["name"] == "queue-changed").expect("a queue-changed event");
+    assert!(changed["payload"]["revision"].as_u64().unwrap() > revision, "{changed}");
+    assert!(last.as_u64().unwrap() > start["last"].as_u64().unwrap());
+}
+
+#[test]
 fn run_tool_rerun_and_scripts_go_through_the_session() {
     let app = start();
     let out = invoke(

@@ -88,9 +88,14 @@ pub mod commands {
     pub const GET_FILE_REPLACEMENTS: &str = "get_file_replacements";
     /// `{ name } -> ToolLog`: the end of an external tool's stderr log
     pub const READ_TOOL_LOG: &str = "read_tool_log";
+    /// `{ after: number | null } -> EventBatch`: the [`super::events`] pushed after number
+    /// `after`, waiting (up to about 25 s) for one when there are none; `after: null` answers at
+    /// once with the number to go on from. The page keeps one such call in flight.
+    pub const NEXT_EVENTS: &str = "next_events";
 }
 
-/// Names of the events the shell emits (kebab-case).
+/// Names of the events the shell sends the page (kebab-case), fetched with
+/// [`commands::NEXT_EVENTS`] (they are not Tauri events: see `src-tauri/src/events.rs`).
 pub mod events {
     /// Payload [`super::QueueChanged`]; the UI refetches the queue and history.
     pub const QUEUE_CHANGED: &str = "queue-changed";
@@ -103,6 +108,29 @@ pub mod events {
     /// Payload [`super::CloseRequested`]: the window is asked to close while actions are
     /// pending; the UI asks the person and answers with `confirm_close`.
     pub const CLOSE_REQUESTED: &str = "close-requested";
+}
+
+/// One event for the page: its name (one of [`events`]) and payload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ShellEvent {
+    pub name: String,
+    #[ts(type = "unknown")]
+    pub payload: serde_json::Value,
+}
+
+/// The answer of [`commands::NEXT_EVENTS`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct EventBatch {
+    /// In the order they were pushed; empty when none came while the call waited.
+    pub events: Vec<ShellEvent>,
+    /// The number to pass as `after` next time.
+    #[ts(type = "number")]
+    pub last: u64,
+    /// Some events between `after` and these are gone (the page fell more than 10,000 behind):
+    /// it reloads what it shows (queue, banners, conversation).
+    pub missed: bool,
 }
 
 /// Payload of the `close-requested` event.

@@ -53,7 +53,7 @@ pub use agent::{
     NewConversationOutcome, ResolvedInfo, TurnOutcome,
 };
 pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, FileTexts, Hunk, RenameRow, RenameStatus};
-pub use ipc::{CloseRequested, IpcError, IpcErrorCode, QueueChanged};
+pub use ipc::{CloseRequested, EventBatch, IpcError, IpcErrorCode, QueueChanged, ShellEvent};
 pub use notice::{Notice, NoticeLevel};
 pub use partial::{FileReplacement, FileReplacements, LeaveOut};
 pub use queue::{ActionCounts, ActionKind, ActionStatus, ActionSummary, Proposal, QueueSnapshot, ToolCallInfo};

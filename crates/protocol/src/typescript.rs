@@ -35,6 +35,8 @@ pub fn bindings() -> String {
     declaration::<IpcError>(&mut out);
     declaration::<QueueChanged>(&mut out);
     declaration::<CloseRequested>(&mut out);
+    declaration::<ShellEvent>(&mut out);
+    declaration::<EventBatch>(&mut out);
     declaration::<Policy>(&mut out);
     declaration::<SessionInfo>(&mut out);
     declaration::<QueueSnapshot>(&mut out);

@@ -1,13 +1,12 @@
 // The real backend: Tauri v2 commands and events of the resolve-desk shell.
 // Command names are snake_case; argument keys camelCase (Tauri converts them).
 import { invoke } from '@tauri-apps/api/core';
-import { listen } from '@tauri-apps/api/event';
 import { open, save } from '@tauri-apps/plugin-dialog';
 import { BackendError, toBackendError, type Backend, type Unsubscribe } from './backend';
 import { OutsideWorkspace, toWorkspaceRelative } from '../lib/paths';
 import type { AgentSettingsInput } from './backend';
 import type {
-  AgentSettings, AgentUpdate, CloseRequested, ExportOutcome, HistoryPage, ConversationView, NewConversationOutcome, Notice, Policy,
+  AgentSettings, AgentUpdate, CloseRequested, EventBatch, ExportOutcome, HistoryPage, ConversationView, NewConversationOutcome, Notice, Policy,
   FileDiff, FileEntry, FileTexts, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
   ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome, SincePreview, FileReplacements, ToolLog,
 } from './generated/protocol';
@@ -33,6 +32,66 @@ async function tracked<T>(run: (runId: number) => Promise<T>): Promise<T> {
   } finally {
     inFlight.delete(id);
   }
+}
+
+// The shell's events come through one long-polling command, `next_events`, not Tauri events:
+// each Tauri event (and each `listen`) is a script the app's process evaluates in the page,
+// and the first one starts a JavaScript engine there too (about 6 MiB for the window's life;
+// src-tauri/src/events.rs). One call is kept in flight; its answer dispatches the events in
+// the order they were pushed.
+type EventHandler = (payload: unknown) => void;
+const handlers = new Map<string, Set<EventHandler>>();
+let polling: Promise<void> | null = null;
+
+/** Starts the poll once: resolves when the page's place in the events is known (from then on
+ * every event reaches the handlers, as with a Tauri `listen`). */
+function startPolling(): Promise<void> {
+  polling ??= call<EventBatch>('next_events', { after: null }).then((first) => void pollFrom(first.last));
+  return polling;
+}
+
+async function pollFrom(last: number): Promise<never> {
+  for (;;) {
+    let batch: EventBatch;
+    try {
+      batch = await call<EventBatch>('next_events', { after: last });
+    } catch (err) {
+      console.error('resolve-desk: could not fetch the events, trying again in a second', err);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      continue;
+    }
+    if (batch.missed) {
+      // More than 10,000 events passed unseen (the page was stuck): what it shows is out of
+      // date in ways no single event mends, so it loads everything again from the backend.
+      console.warn('resolve-desk: events were missed; reloading the window');
+      location.reload();
+    }
+    for (const event of batch.events) {
+      for (const handler of handlers.get(event.name) ?? []) {
+        try {
+          handler(event.payload);
+        } catch (err) {
+          console.error(`resolve-desk: a ${event.name} handler failed`, err);
+        }
+      }
+    }
+    last = batch.last;
+  }
+}
+
+async function on<T>(name: string, handler: (payload: T) => void): Promise<Unsubscribe> {
+  const wrapped: EventHandler = (payload) => handler(payload as T);
+  let set = handlers.get(name);
+  if (!set) handlers.set(name, (set = new Set()));
+  set.add(wrapped);
+  try {
+    await startPolling();
+  } catch (err) {
+    set.delete(wrapped);
+    polling = null;
+    throw toBackendError(err);
+  }
+  return () => void set.delete(wrapped);
 }
 
 export const EVENT_QUEUE_CHANGED = 'queue-changed';
@@ -82,10 +141,10 @@ export function createTauriBackend(): Backend {
       }
     },
     async onQueueChanged(handler: (e: QueueChanged) => void): Promise<Unsubscribe> {
-      return listen<QueueChanged>(EVENT_QUEUE_CHANGED, (e) => handler(e.payload));
+      return on<QueueChanged>(EVENT_QUEUE_CHANGED, handler);
     },
     async onToolProgress(handler: (e: ToolProgress) => void): Promise<Unsubscribe> {
-      return listen<ToolProgress>(EVENT_TOOL_PROGRESS, (e) => handler(e.payload));
+      return on<ToolProgress>(EVENT_TOOL_PROGRESS, handler);
     },
     setPolicy: (policy: Policy) => call<SessionInfo>('set_policy', { policy }),
     startAgentTurn: (prompt) => call<number>('start_agent_turn', { prompt }),
@@ -96,16 +155,16 @@ export function createTauriBackend(): Backend {
     saveAgentSettings: (s: AgentSettingsInput) =>
       call<AgentSettings>('save_agent_settings', { baseUrl: s.baseUrl, model: s.model, apiKeyEnv: s.apiKeyEnv }),
     async onAgentEvent(handler: (u: AgentUpdate) => void): Promise<Unsubscribe> {
-      return listen<AgentUpdate>(EVENT_AGENT, (e) => handler(e.payload));
+      return on<AgentUpdate>(EVENT_AGENT, handler);
     },
     listNotices: () => call<Notice[]>('list_notices'),
     dismissNotice: (id) => call<Notice[]>('dismiss_notice', { id }),
     async onNoticesChanged(handler: (n: Notice[]) => void): Promise<Unsubscribe> {
-      return listen<Notice[]>(EVENT_NOTICES, (e) => handler(e.payload));
+      return on<Notice[]>(EVENT_NOTICES, handler);
     },
     discardAll: (reason) => call<string[]>('discard_all', { reason }),
     async onCloseRequested(handler: (e: CloseRequested) => void): Promise<Unsubscribe> {
-      return listen<CloseRequested>(EVENT_CLOSE_REQUESTED, (e) => handler(e.payload));
+      return on<CloseRequested>(EVENT_CLOSE_REQUESTED, handler);
     },
     confirmClose: (proceed) => call<void>('confirm_close', { proceed }),
     searchHistory: (query, offset, limit) => call<HistoryPage>('search_history', { query, offset, limit }),

@@ -34,6 +34,29 @@ export type CloseRequested = {
 pending: number, };
 
 /**
+ * One event for the page: its name (one of [`events`]) and payload.
+ */
+export type ShellEvent = { name: string, payload: unknown, };
+
+/**
+ * The answer of [`commands::NEXT_EVENTS`].
+ */
+export type EventBatch = { 
+/**
+ * In the order they were pushed; empty when none came while the call waited.
+ */
+events: Array<ShellEvent>, 
+/**
+ * The number to pass as `after` next time.
+ */
+last: number, 
+/**
+ * Some events between `after` and these are gone (the page fell more than 10,000 behind):
+ * it reloads what it shows (queue, banners, conversation).
+ */
+missed: boolean, };
+
+/**
  * Who resolves pending actions in this session (SPEC §7).
  */
 export type Policy = "human" | "agent";
