@@ -71,8 +71,8 @@ impl EventHub {
             return EventBatch { events: Vec::new(), last: *self.last.borrow(), missed: false };
         };
         let mut rx = self.last.subscribe();
-        // The page may hold a number from before a restart of the hub: anything lower than
-        // what was pushed since is taken as "from the start".
+        // A number this hub never gave (beyond the last event) counts as the last: the call
+        // waits for the next event instead of for that number.
         let after = after.min(*rx.borrow());
         let _ = tokio::time::timeout(wait, rx.wait_for(|last| *last > after)).await;
         let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());

@@ -41,8 +41,6 @@ pub struct AppState {
     current: RwLock<Current>,
     policy: ResolvePolicy,
     recents: Recents,
-    /// Pushes to `events`.
-    emitter: Emitter,
     /// The events the page fetches (`next_events`).
     events: Arc<EventHub>,
     /// The decision journal (SQLite), written on its own thread; `None` when it could not be
@@ -103,7 +101,6 @@ impl AppState {
             current: RwLock::new(current),
             policy: args.policy,
             recents,
-            emitter,
             events,
             journal,
             notices,
@@ -157,7 +154,7 @@ impl AppState {
 
     /// Sends events to the page.
     pub fn emitter(&self) -> Emitter {
-        self.emitter.clone()
+        self.events.emitter()
     }
 
     /// Closes the current session (its pending actions are never applied; outside the demo
