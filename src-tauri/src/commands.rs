@@ -464,11 +464,5 @@ pub fn startup_painted(marks: Vec<(String, f64)>, origin: f64) {
 /// are none yet. The page keeps one call in flight.
 #[tauri::command]
 pub async fn next_events(state: State<'_, AppState>, after: Option<u64>) -> Result<wire::EventBatch> {
-    let batch = state.events().next(after, crate::events::POLL_WAIT).await;
-    if after.is_some() && batch.events.is_empty() {
-        // Nothing happened for the whole wait: a quiet moment to give freed memory back (what
-        // the page read since the last queue change, its diffs and texts, is freed by now).
-        crate::memory::release_free_memory();
-    }
-    Ok(batch)
+    Ok(state.events().next(after, crate::events::POLL_WAIT).await)
 }

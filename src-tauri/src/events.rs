@@ -96,7 +96,7 @@ pub fn forward_queue(session: Arc<Session>, emit: Emitter) -> JoinHandle<()> {
                 Err(RecvError::Closed) => break,
             };
             emit(QUEUE_CHANGED, serde_json::to_value(QueueChanged { revision }).unwrap_or_default());
-            crate::memory::release_free_memory();
+            crate::memory::after_quiet_moment();
         }
     })
 }

@@ -4,25 +4,65 @@
 //! glibc keeps what each thread freed in that thread's arena for later: with the 5,000-replacement
 //! action of `tests/e2e/bigfiles.js` open, about 3 MiB of the app's resident memory was such
 //! free memory (docs/PERFORMANCE.md, "App start and footprint"). `malloc_trim(0)` returns the free
-//! pages of every arena. It runs after each change of the queue (a preview ends with a push, a
-//! decision with a pop) and when the page's `next_events` waited 25 s for nothing (the app is
-//! idle: what the page read since, its diffs and texts, is freed by then), off the async
-//! threads, never more than one at a time.
+//! pages of every arena. It runs once the app has been quiet for [`QUIET`] after a command or a
+//! change of the queue (a preview ends with a push, a decision with a pop; the page then reads
+//! the queue, files and diffs, and frees what it sent by the time the app is quiet), off the
+//! async threads, never more than one at a time.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+/// How long nothing must happen before the free memory goes back.
+pub const QUIET: Duration = Duration::from_secs(1);
 
 static TRIMMING: AtomicBool = AtomicBool::new(false);
+static TRIMS: AtomicU64 = AtomicU64::new(0);
+static ACTIVITY: AtomicU64 = AtomicU64::new(0);
+static WAITING: AtomicBool = AtomicBool::new(false);
+
+/// Notes that the app did something (a command, a queue change); the free memory goes back once
+/// nothing else happened for [`QUIET`]. One timer at a time, however often it is called.
+pub fn after_quiet_moment() {
+    ACTIVITY.fetch_add(1, Ordering::AcqRel);
+    if WAITING.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    tauri::async_runtime::spawn(async {
+        let mut seen = ACTIVITY.load(Ordering::Acquire);
+        loop {
+            tokio::time::sleep(QUIET).await;
+            let now = ACTIVITY.load(Ordering::Acquire);
+            if now == seen {
+                break;
+            }
+            seen = now;
+        }
+        WAITING.store(false, Ordering::Release);
+        release_free_memory();
+        // Activity noted between the last look and `WAITING` going down found the timer still
+        // running and did not start one: start one for it.
+        if ACTIVITY.load(Ordering::Acquire) != seen {
+            after_quiet_moment();
+        }
+    });
+}
 
 /// Returns the allocator's free pages to the system, on a blocking thread; does nothing while
 /// the previous one still runs, or off glibc.
-pub fn release_free_memory() {
+fn release_free_memory() {
     if TRIMMING.swap(true, Ordering::AcqRel) {
         return;
     }
     tauri::async_runtime::spawn_blocking(|| {
         trim();
+        TRIMS.fetch_add(1, Ordering::AcqRel);
         TRIMMING.store(false, Ordering::Release);
     });
+}
+
+/// How many times free memory went back since the app started.
+pub fn trims() -> u64 {
+    TRIMS.load(Ordering::Acquire)
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -35,3 +75,35 @@ fn trim() {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn trim() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    /// Polls `done` until it holds or 30 s passed; returns whether it held.
+    fn wait_until(done: impl Fn() -> bool) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if done() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        done()
+    }
+
+    #[test]
+    fn memory_goes_back_once_the_app_is_quiet_and_the_next_activity_starts_a_new_timer() {
+        let before = trims();
+        for _ in 0..3 {
+            after_quiet_moment();
+        }
+        assert!(wait_until(|| trims() > before), "no trim after the activity stopped");
+        assert!(wait_until(|| !WAITING.load(Ordering::Acquire)), "the timer never went down");
+
+        let after_first = trims();
+        after_quiet_moment();
+        assert!(wait_until(|| trims() > after_first), "activity after a trim did not start a new timer");
+    }
+}
