@@ -262,6 +262,9 @@ pub enum JournalError {
 /// How long a write (or the opening) waits for another connection that holds the database.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The page cache of the journal's connection, in KiB (SQLite's `cache_size`, given negative).
+pub const JOURNAL_CACHE_KIB: i64 = 256;
+
 /// The schema, as numbered steps: step `n` takes the database from version `n - 1` to `n`.
 /// Never edit a released step; add a new one. Step 1 is the layout of the journal before it
 /// had a version, written so that it is a no-op on such a database (which is at version 0).
@@ -386,6 +389,11 @@ impl Journal {
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
         // WAL: a crash mid-write leaves the journal consistent; readers never block writers.
         conn.pragma_update(None, "journal_mode", "WAL").map_err(open_err)?;
+        // A small page cache: the journal is written once per push and decision and read by
+        // history pages, and the file's pages stay in the system's cache anyway. SQLite's
+        // default (2,000 KiB) filled up with the pages of the last pushed action and stayed,
+        // 1.8 MB of the app's heap with the 5,000-replacement action open (docs/PERFORMANCE.md).
+        conn.pragma_update(None, "cache_size", -JOURNAL_CACHE_KIB).map_err(open_err)?;
         migrate(&mut conn, &shown)?;
         Ok(Journal { conn: Mutex::new(conn), path: path.to_path_buf() })
     }
@@ -577,6 +585,14 @@ impl Drop for Writer {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_journal_keeps_a_small_page_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal::open(&dir.path().join("journal.sqlite")).unwrap();
+        let cache: i64 = journal.lock().pragma_query_value(None, "cache_size", |r| r.get(0)).unwrap();
+        assert_eq!(cache, -JOURNAL_CACHE_KIB);
+    }
     use super::*;
 
     fn decision(ws: &str, at_ms: i64, id: &str) -> Decision {
