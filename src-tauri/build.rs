@@ -49,7 +49,7 @@ fn main() {
 
 /// Release builds of the app put the functions that run while it starts and shows an action
 /// first in `.text`, in the order they first run (`link-order.txt`, made by
-/// `scripts/trace-hot-functions.sh`). Code is mapped in 64 KiB windows around each page that
+/// `scripts/trace-hot-functions.py`). Code is mapped in 64 KiB windows around each page that
 /// runs, so scattered hot functions kept most of the 18 MB of code resident (docs/PERFORMANCE.md,
 /// "App start and footprint"). A name the file lists that a build no longer has is skipped, so a
 /// stale file costs memory, never correctness.

@@ -585,6 +585,7 @@ impl Drop for Writer {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn the_journal_keeps_a_small_page_cache() {
@@ -593,7 +594,6 @@ mod tests {
         let cache: i64 = journal.lock().pragma_query_value(None, "cache_size", |r| r.get(0)).unwrap();
         assert_eq!(cache, -JOURNAL_CACHE_KIB);
     }
-    use super::*;
 
     fn decision(ws: &str, at_ms: i64, id: &str) -> Decision {
         Decision {
