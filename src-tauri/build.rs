@@ -54,7 +54,10 @@ fn main() {
 /// "App start and footprint"). A name the file lists that a build no longer has is skipped, so a
 /// stale file costs memory, never correctness.
 fn link_hot_functions_first() {
-    let order = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src-tauri/link-order.txt");
+    // Cargo's variable when the script runs, not `env!` when it was compiled: a build script's
+    // binary is reused by checkouts of the same package elsewhere that share the target folder.
+    let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let order = std::path::Path::new(&root).join("src-tauri/link-order.txt");
     println!("cargo:rerun-if-changed={}", order.display());
     let var = |name: &str| std::env::var(name).unwrap_or_default();
     // rust-lld is the default linker of x86_64-unknown-linux-gnu since Rust 1.90; GNU ld does not
