@@ -5,21 +5,27 @@ Release builds link these functions first, in the order they first ran (src-taur
 is mapped in 64 KiB windows around each page that runs, so hot functions scattered over 18 MB of
 code kept most of it resident (docs/PERFORMANCE.md, "App start and footprint").
 
-It runs a release build twice under Xvfb with scripts/trace-hot-functions.c preloaded (an int3 on
-every function's entry, reported once): with a 5,000-replacement / 1,000-file ast_edit action
-open (tests/e2e/bigfiles.js), then on the demo. Each run lasts until the page has painted
-(the app's start-up mark) and no new function has run for 2 s.
+It runs each release build given twice under Xvfb with scripts/trace-hot-functions.c preloaded
+(an int3 on every function's entry, reported once): with a 5,000-replacement / 1,000-file
+ast_edit action open (tests/e2e/bigfiles.js), then on the demo. Each run lasts until the page has
+painted (the app's start-up mark) and no new function has run for 2 s.
 
-  cargo build -p resolve-desk --release
-  python3 scripts/trace-hot-functions.py --app $CARGO_TARGET_DIR/release/resolve-desk
-  python3 scripts/trace-hot-functions.py --app ... --check   # how many listed names the build has
+Symbol names carry hashes of the toolchain, the profile, the dependencies' versions and their
+features. `cargo build --release` (scripts/run.sh, the benchmarks) and the Tauri CLI's build
+(scripts/package-deb.sh, what users install: it turns on `tauri/custom-protocol`) differ in
+features, so about a fifth of the names differ: give both builds, the list holds the names of each.
 
-Symbol names carry hashes of the toolchain, the profile and the dependencies' versions: after a
-change of any of them, run it again (and rebuild). A name the build lacks is skipped by the
-linker, so a stale list costs memory, not correctness.
+  cargo build -p resolve-desk --release && cp $CARGO_TARGET_DIR/release/resolve-desk /tmp/rd-cargo
+  scripts/package-deb.sh            # leaves the Tauri CLI's build in $CARGO_TARGET_DIR/release
+  python3 scripts/trace-hot-functions.py --app /tmp/rd-cargo --app $CARGO_TARGET_DIR/release/resolve-desk
+  python3 scripts/trace-hot-functions.py --app ... --check   # how many listed names each build has
+
+After a change of the toolchain or the dependencies, run it again (and rebuild). A name a build
+lacks is skipped by the linker, so a stale list costs memory, not correctness.
 """
 
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -108,38 +114,41 @@ def trace(app, args, tracer, funcs, tmp):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--app", required=True, help="a release build of resolve-desk, with its symbol table")
-    ap.add_argument("--check", action="store_true", help="only say how many listed names the build has")
+    ap.add_argument("--app", required=True, action="append",
+                    help="a release build of resolve-desk with its symbol table (repeat for each kind of build)")
+    ap.add_argument("--check", action="store_true", help="only say how many listed names each build has")
     args = ap.parse_args()
-    app = str(Path(args.app).resolve())
-    names = text_symbols(app)
+    apps = [str(Path(a).resolve()) for a in args.app]
     if args.check:
         listed = [l for l in ORDER.read_text().splitlines() if l and not l.startswith("#")]
-        have = {n for ns in names.values() for n in ns}
-        found = sum(1 for n in listed if n in have)
-        print(f"{found} of {len(listed)} names in {ORDER.relative_to(ROOT)} are in {app}")
+        for app in apps:
+            have = {n for ns in text_symbols(app).values() for n in ns}
+            found = sum(1 for n in listed if n in have)
+            print(f"{found} of {len(listed)} names in {ORDER.relative_to(ROOT)} are in {app}")
         return
     tmp = tempfile.mkdtemp(prefix="rd-trace-")
     try:
         tracer = f"{tmp}/trace.so"
         subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", tracer, ROOT / "scripts" / "trace-hot-functions.c"],
                        check=True)
-        funcs = f"{tmp}/funcs.txt"
-        Path(funcs).write_text("".join(f"{a:x}\n" for a in sorted(names)))
         big = subprocess.run(["node", "-e", "import('./tests/e2e/bigfiles.js').then((m) => "
                               "console.log(JSON.stringify(m.manyFiles())))"],
                              cwd=ROOT, check=True, capture_output=True, text=True).stdout
-        import json
         ws = json.loads(big)
         runs = [("5,000-replacement action", [ws["ws"], "--script", ws["script"]]), ("demo", [])]
-        seen, order = set(), []
-        for label, run_args in runs:
-            entries = trace(app, run_args, tracer, funcs, tmp)
-            print(f"{label}: {len(entries)} functions ran")
-            for e in entries:
-                if e not in seen:
-                    seen.add(e)
-                    order.extend(names[e])
+        listed, order = set(), []
+        for app in apps:
+            names = text_symbols(app)
+            funcs = f"{tmp}/funcs.txt"
+            Path(funcs).write_text("".join(f"{a:x}\n" for a in sorted(names)))
+            for label, run_args in runs:
+                entries = trace(app, run_args, tracer, funcs, tmp)
+                print(f"{app}, {label}: {len(entries)} functions ran")
+                for e in entries:
+                    for name in names[e]:
+                        if name not in listed:
+                            listed.add(name)
+                            order.append(name)
         shutil.rmtree(ws["ws"], ignore_errors=True)
         ORDER.write_text(HEADER + "".join(n + "\n" for n in order))
         print(f"wrote {len(order)} names to {ORDER.relative_to(ROOT)}")
