@@ -32,7 +32,6 @@ import shutil
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -40,32 +39,12 @@ from pathlib import Path
 import mss
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+from xvfb_app import HEIGHT, ROOT, WIDTH, big_workspace, start_xvfb
+
 MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
-WIDTH, HEIGHT = 1400, 900
 TICK = 0.020
 SETTLE = 1.5
 TIMEOUT = 60.0
-
-
-def start_xvfb():
-    for n in range(90, 140):
-        if Path(f"/tmp/.X11-unix/X{n}").exists() or Path(f"/tmp/.X{n}-lock").exists():
-            continue
-        p = subprocess.Popen(
-            ["Xvfb", f":{n}", "-screen", "0", f"{WIDTH}x{HEIGHT}x24", "-nolisten", "tcp"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if Path(f"/tmp/.X11-unix/X{n}").exists():
-                return p, f":{n}"
-            if p.poll() is not None:
-                break
-            time.sleep(0.01)
-        p.kill()
-    sys.exit("bench-startup: cannot start Xvfb (is the xvfb package installed?)")
 
 
 def descendants(pid):
@@ -171,11 +150,6 @@ def run_one(cmd, display, mark_file=None, extra_env=None):
     return out
 
 
-def big_workspace():
-    code = ("import('./tests/e2e/bigfiles.js').then((m) => console.log(JSON.stringify(m.manyFiles())))")
-    return json.loads(subprocess.check_output(["node", "--input-type=module", "-e", code], cwd=ROOT))
-
-
 def med(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
@@ -188,7 +162,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json", help="also write every run here")
     args = ap.parse_args()
-    xvfb, display = start_xvfb()
+    xvfb, display = start_xvfb("bench-startup", range(90, 140))
     page = (ROOT / "scripts/bench/static-page.html").as_uri()
     programs = {
         "MiniBrowser (static page)": lambda: run_one([args.minibrowser, f"--geometry={WIDTH}x{HEIGHT}", page], display),

@@ -25,7 +25,6 @@ lacks is skipped by the linker, so a stale list costs memory, not correctness.
 """
 
 import argparse
-import json
 import os
 import shutil
 import signal
@@ -35,7 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from xvfb_app import ROOT, big_workspace, start_xvfb
+
 ORDER = ROOT / "src-tauri" / "link-order.txt"
 HEADER = ("# Functions the app runs while it starts and shows an action, in the order they first ran.\n"
           "# Made by scripts/trace-hot-functions.py from a release build; read by src-tauri/build.rs.\n")
@@ -56,24 +56,9 @@ def text_symbols(app):
     return names
 
 
-def start_xvfb():
-    for n in range(140, 190):
-        if Path(f"/tmp/.X11-unix/X{n}").exists() or Path(f"/tmp/.X{n}-lock").exists():
-            continue
-        p = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and p.poll() is None:
-            if Path(f"/tmp/.X11-unix/X{n}").exists():
-                return p, f":{n}"
-            time.sleep(0.02)
-        p.kill()
-    sys.exit("trace-hot-functions: cannot start Xvfb (is the xvfb package installed?)")
-
-
 def trace(app, args, tracer, funcs, tmp):
     """Runs the app once under the tracer; returns the entries in the order they first ran."""
-    xvfb, display = start_xvfb()
+    xvfb, display = start_xvfb("trace-hot-functions", range(140, 190))
     home = Path(tempfile.mkdtemp(prefix="home-", dir=tmp))
     log, mark = home / "trace.txt", home / "mark.json"
     env = dict(os.environ, DISPLAY=display, XDG_DATA_HOME=f"{home}/data", XDG_CONFIG_HOME=f"{home}/config",
@@ -131,10 +116,7 @@ def main():
         tracer = f"{tmp}/trace.so"
         subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", tracer, ROOT / "scripts" / "trace-hot-functions.c"],
                        check=True)
-        big = subprocess.run(["node", "-e", "import('./tests/e2e/bigfiles.js').then((m) => "
-                              "console.log(JSON.stringify(m.manyFiles())))"],
-                             cwd=ROOT, check=True, capture_output=True, text=True).stdout
-        ws = json.loads(big)
+        ws = big_workspace()
         runs = [("5,000-replacement action", [ws["ws"], "--script", ws["script"]]), ("demo", [])]
         listed, order = set(), []
         for app in apps:

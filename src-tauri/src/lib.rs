@@ -18,7 +18,7 @@
 //! - [`leave`]: leaving a workspace with pending actions (discard all; the close guard)
 //! - [`undo`]: Undo / Redo from the history (undo data in the journal, retention)
 //! - [`startup`]: start-up marks (where the time goes before the first paint)
-//! - [`memory`]: freed memory back to the system after each queue change (`malloc_trim`)
+//! - [`memory`]: freed memory back to the system once the app is quiet (`malloc_trim`)
 //! - [`renderer`]: WebKitGTK's renderer on a machine without a GPU
 //! - [`args`]: the command line (`resolve-desk [WORKSPACE] [--script FILE] …`)
 

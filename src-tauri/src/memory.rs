@@ -7,7 +7,7 @@
 //! pages of every arena. It runs once the app has been quiet for [`QUIET`] after a command or a
 //! change of the queue (a preview ends with a push, a decision with a pop; the page then reads
 //! the queue, files and diffs, and frees what it sent by the time the app is quiet), off the
-//! async threads, never more than one at a time.
+//! async threads, never two at once.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -15,13 +15,13 @@ use std::time::Duration;
 /// How long nothing must happen before the free memory goes back.
 pub const QUIET: Duration = Duration::from_secs(1);
 
-static TRIMMING: AtomicBool = AtomicBool::new(false);
 static TRIMS: AtomicU64 = AtomicU64::new(0);
 static ACTIVITY: AtomicU64 = AtomicU64::new(0);
 static WAITING: AtomicBool = AtomicBool::new(false);
 
 /// Notes that the app did something (a command, a queue change); the free memory goes back once
-/// nothing else happened for [`QUIET`]. One timer at a time, however often it is called.
+/// nothing else happened for [`QUIET`]. One timer at a time, however often it is called, and it
+/// stays up until its trim is done, so trims never overlap.
 pub fn after_quiet_moment() {
     ACTIVITY.fetch_add(1, Ordering::AcqRel);
     if WAITING.swap(true, Ordering::AcqRel) {
@@ -37,26 +37,15 @@ pub fn after_quiet_moment() {
             }
             seen = now;
         }
+        // Off the async threads: a trim walks every arena.
+        let _ = tauri::async_runtime::spawn_blocking(trim).await;
+        TRIMS.fetch_add(1, Ordering::AcqRel);
         WAITING.store(false, Ordering::Release);
-        release_free_memory();
         // Activity noted between the last look and `WAITING` going down found the timer still
         // running and did not start one: start one for it.
         if ACTIVITY.load(Ordering::Acquire) != seen {
             after_quiet_moment();
         }
-    });
-}
-
-/// Returns the allocator's free pages to the system, on a blocking thread; does nothing while
-/// the previous one still runs, or off glibc.
-fn release_free_memory() {
-    if TRIMMING.swap(true, Ordering::AcqRel) {
-        return;
-    }
-    tauri::async_runtime::spawn_blocking(|| {
-        trim();
-        TRIMS.fetch_add(1, Ordering::AcqRel);
-        TRIMMING.store(false, Ordering::Release);
     });
 }
 
