@@ -23,6 +23,7 @@ fn main() {
         "save_agent_settings",
         "list_notices",
         "dismiss_notice",
+        "notice_action",
         "discard_all",
         "confirm_close",
         "search_history",

@@ -324,6 +324,44 @@ pub async fn dismiss_notice(state: State<'_, AppState>, id: String) -> Result<Ve
     state.notices().dismiss(&id)
 }
 
+/// A banner's button: "Trust this folder's tools" (its id carries the fingerprint of the tools
+/// the person was shown: tools changed since are refused, naming the folder) or "Not now".
+#[tauri::command]
+pub async fn notice_action(
+    state: State<'_, AppState>,
+    notice_id: String,
+    action_id: String,
+) -> Result<Vec<wire::Notice>> {
+    use crate::notices::{NOT_NOW, TRUST, TRUST_ACTION};
+    if action_id == NOT_NOW {
+        state.notices().put_away(&notice_id);
+        return Ok(state.notices().list());
+    }
+    match action_id.strip_prefix(TRUST_ACTION) {
+        Some(fingerprint) if notice_id == TRUST => {
+            let desk = state.desk().await;
+            let shown = resolve_desk_core::Fingerprint(fingerprint.to_string());
+            let result = desk.trust_tools(Some(&shown));
+            // Whatever happened, the banner now says how things are.
+            crate::notices::show_trust(state.notices(), &desk.trust_state());
+            result.map_err(|e| IpcError::new(IpcErrorCode::InvalidParams, sentence(&e.to_string())))?;
+            Ok(state.notices().list())
+        }
+        _ => Err(IpcError::new(
+            IpcErrorCode::InvalidParams,
+            format!("The banner `{notice_id}` has no button `{action_id}`; reload the window."),
+        )),
+    }
+}
+
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect::<String>() + ".",
+        None => String::new(),
+    }
+}
+
 #[tauri::command]
 pub async fn discard_all(state: State<'_, AppState>, reason: String) -> Result<Vec<String>> {
     let (session, _) = state.session().await;

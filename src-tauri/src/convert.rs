@@ -402,6 +402,7 @@ pub fn error_code_of(code: engine::ErrorCode) -> IpcErrorCode {
         ErrorCode::Io => IpcErrorCode::Io,
         ErrorCode::Cancelled => IpcErrorCode::Cancelled,
         ErrorCode::Closed => IpcErrorCode::Closed,
+        ErrorCode::Untrusted => IpcErrorCode::Untrusted,
         // The app's sessions always have a store, so this cannot reach the UI in practice.
         ErrorCode::StoreUnavailable => IpcErrorCode::Internal,
     }

@@ -68,6 +68,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
         commands::save_agent_settings,
         commands::list_notices,
         commands::dismiss_notice,
+        commands::notice_action,
         commands::discard_all,
         commands::confirm_close,
         commands::search_history,

@@ -5,8 +5,9 @@
 use std::path::Path;
 use std::sync::Mutex;
 
+use resolve_desk_core::{FolderTools, TrustState};
 use resolve_protocol::ipc::events::NOTICES_CHANGED;
-use resolve_protocol::{IpcError, IpcErrorCode, Notice, NoticeLevel};
+use resolve_protocol::{IpcError, IpcErrorCode, Notice, NoticeAction, NoticeLevel};
 
 use crate::events::Emitter;
 
@@ -16,6 +17,15 @@ pub const JOURNAL: &str = "journal";
 pub const RECOVERY: &str = "recovery";
 /// The id of the banner listing the external tools that could not be loaded.
 pub const TOOLS: &str = "tools";
+/// The id of the banner asking whether to trust the folder's own tools.
+pub const TRUST: &str = "trust";
+/// The prefix of the "Trust this folder's tools" button's id; the fingerprint of the tools
+/// shown follows it, so a click trusts exactly what was shown.
+pub const TRUST_ACTION: &str = "trust:";
+/// The id of the "Not now" button (hides the banner; the tools stay untrusted).
+pub const NOT_NOW: &str = "not-now";
+/// The id of the banner saying the trusted folders could not be read.
+pub const TRUST_FILE: &str = "trust-file";
 
 /// Shows the external tools that could not be loaded (each with its file and what is wrong:
 /// a bad manifest, a name taken — SPEC §6's message), or removes the banner when there are none.
@@ -32,7 +42,72 @@ pub fn show_tool_problems(notices: &Notices, problems: &[resolve_external::LoadP
         title: if n == 1 { "A tool could not be loaded".into() } else { format!("{n} tools could not be loaded") },
         message: format!("{}. Fix the file and save it: the tool list updates by itself.", list.join("; ")),
         dismissible: true,
+        details: Vec::new(),
+        actions: Vec::new(),
     });
+}
+
+/// The banner asking the person whether to trust the folder's own tools (listed with the
+/// commands they would run), or none when they may run (or there are none). A banner the
+/// person put away with "Not now" stays away until the tools change.
+pub fn show_trust(notices: &Notices, state: &TrustState) {
+    let TrustState::Untrusted(folder) = state else {
+        notices.remove(TRUST);
+        notices.forget_put_away(TRUST);
+        return;
+    };
+    let notice = untrusted_tools(folder);
+    if notices.was_put_away(TRUST, &notice) {
+        return;
+    }
+    notices.show(notice);
+}
+
+/// The folder's own tools, untrusted: what they would run, and the two choices.
+pub fn untrusted_tools(folder: &FolderTools) -> Notice {
+    let n = folder.tools.len();
+    let which = if n == 1 { "1 tool".to_string() } else { format!("{n} tools") };
+    let (title, why) = if folder.changed_since_trusted {
+        (format!("This folder's tools changed since you trusted them ({which})"), "They changed since you trusted them")
+    } else {
+        (format!("This folder has tools of its own ({which})"), "They come with the folder")
+    };
+    let mut message = format!(
+        "{why}: each runs the command shown, with your rights, when an agent or you call it. Until you trust them they          are not started, and a call says so. Trust them only if you trust whoever wrote {}.",
+        folder.folder.display()
+    );
+    let mut actions = Vec::new();
+    match &folder.fingerprint {
+        Ok(fp) => actions.push(NoticeAction {
+            id: format!("{TRUST_ACTION}{fp}"),
+            label: "Trust this folder's tools".into(),
+            primary: true,
+        }),
+        Err(e) => message.push_str(&format!(" They cannot be trusted as they are: {e}.")),
+    }
+    actions.push(NoticeAction { id: NOT_NOW.into(), label: "Not now".into(), primary: false });
+    Notice {
+        id: TRUST.into(),
+        level: NoticeLevel::Warning,
+        title,
+        message,
+        dismissible: false,
+        details: folder.tools.iter().map(|t| format!("{}: {}", t.name, t.command_line())).collect(),
+        actions,
+    }
+}
+
+/// The trusted folders could not be read (`error` names the file and why).
+pub fn trust_file_unreadable(error: &str) -> Notice {
+    Notice {
+        id: TRUST_FILE.into(),
+        level: NoticeLevel::Warning,
+        title: "Trusted folders could not be read".into(),
+        message: format!("{}; this folder's own tools stay untrusted.", sentence(error)),
+        dismissible: true,
+        details: Vec::new(),
+        actions: Vec::new(),
+    }
 }
 
 /// The banners shown now, in the order they appeared.
@@ -40,6 +115,9 @@ pub fn show_tool_problems(notices: &Notices, problems: &[resolve_external::LoadP
 pub struct Notices {
     list: Mutex<Vec<Notice>>,
     emitter: Mutex<Option<Emitter>>,
+    /// Banners the person put away with "Not now", as they were: the same banner is not shown
+    /// again; a changed one is.
+    put_away: Mutex<Vec<Notice>>,
 }
 
 impl Notices {
@@ -77,6 +155,26 @@ impl Notices {
         if removed {
             self.changed();
         }
+    }
+
+    /// The person put banner `id` away ("Not now"): it goes, and the same banner is not shown
+    /// again (a changed one is).
+    pub fn put_away(&self, id: &str) {
+        let shown = self.list().into_iter().find(|n| n.id == id);
+        if let Some(n) = shown {
+            let mut away = self.put_away.lock().unwrap_or_else(|p| p.into_inner());
+            away.retain(|a| a.id != id);
+            away.push(n);
+        }
+        self.remove(id);
+    }
+
+    fn was_put_away(&self, id: &str, notice: &Notice) -> bool {
+        self.put_away.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|a| a.id == id && a == notice)
+    }
+
+    fn forget_put_away(&self, id: &str) {
+        self.put_away.lock().unwrap_or_else(|p| p.into_inner()).retain(|a| a.id != id);
     }
 
     /// The person closed banner `id`; refused for one that stays while its condition lasts.
@@ -125,6 +223,8 @@ pub fn journal_unopenable(path: &Path, error: &resolve_journal::JournalError) ->
             sentence(&error.to_string())
         ),
         dismissible: false,
+        details: Vec::new(),
+        actions: Vec::new(),
     }
 }
 
@@ -150,6 +250,25 @@ pub fn journal_write_failed(path: &Path, error: &resolve_journal::JournalError) 
             path.display()
         ),
         dismissible: false,
+        details: Vec::new(),
+        actions: Vec::new(),
+    }
+}
+
+/// The pending actions kept for the workspace could not be read (they stay kept).
+pub fn restore_failed(error: &str) -> Notice {
+    Notice {
+        id: JOURNAL.into(),
+        level: NoticeLevel::Error,
+        title: "Pending actions kept for this folder could not be read".into(),
+        message: format!(
+            "{}. They stay kept in the decision journal; the queue starts empty. Check that the journal file can be read, \
+             then open the folder again.",
+            sentence(error)
+        ),
+        dismissible: true,
+        details: Vec::new(),
+        actions: Vec::new(),
     }
 }
 
@@ -161,5 +280,7 @@ pub fn recovered(recovery: &resolve_engine::Recovery) -> Notice {
         title: "An interrupted apply was recovered".into(),
         message: recovery.message(),
         dismissible: true,
+        details: Vec::new(),
+        actions: Vec::new(),
     }
 }

@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use resolve_desk_core::{Desk, DeskOptions, Note};
 use resolve_engine::{Actor, Recovery, ResolvePolicy, Session};
-use resolve_journal::{Decision, Journal, Writer};
+use resolve_journal::{Journal, Writer};
 use resolve_protocol::{IpcError, IpcErrorCode, SessionInfo};
 use tauri::async_runtime::JoinHandle;
 use tokio::sync::RwLock;
@@ -17,6 +18,10 @@ use crate::notices::{self, Notices};
 
 /// What is open now.
 pub struct Current {
+    /// The workspace, composed by `resolve_desk_core` as every front end does: session,
+    /// tools (a folder's own only once trusted), journal mirror, watches (live staleness,
+    /// tool reload; stopped when this is dropped: switch or exit).
+    pub desk: Arc<Desk>,
     pub session: Arc<Session>,
     pub is_demo: bool,
     /// The demo's temporary folder, removed when the session is closed.
@@ -26,14 +31,8 @@ pub struct Current {
     mcp: Option<resolve_mcp::SocketServer>,
     /// The conversation with the model in this session (messages, running turn).
     pub conversation: Arc<Conversation>,
-    /// Live staleness: the workspace watch (stopped when this is dropped: switch or exit).
-    watcher: Option<resolve_watch::Watcher>,
-    /// External tools (docs/TOOLS.md): loaded in the session, with their load problems and
-    /// logs (`problems()`, `read_log(name)`), reloaded live while `_external_watch` lives.
-    pub external: Option<resolve_external::ExternalTools>,
-    _external_watch: Option<resolve_external::ToolWatcher>,
-    /// Keeps the window's banner of tools that could not be loaded up to date.
-    _tool_problems: AbortOnDrop,
+    /// Keeps the window's banners about the tools (could not be loaded; not trusted) up to date.
+    _tool_banners: AbortOnDrop,
 }
 
 /// Managed by Tauri; every command reads the current session from here.
@@ -65,9 +64,16 @@ impl AppState {
         let notices = Arc::new(Notices::default());
         let journal = open_journal(&data_dir.join("journal.sqlite3"), &notices);
         crate::startup::mark("journal_opened");
+        let config_dir = args
+            .config_dir
+            .clone()
+            .or_else(resolve_agent::ProviderConfig::user_config_dir)
+            .unwrap_or_else(|| data_dir.join("config"));
         let current = match &args.workspace {
-            Some(path) => open_session(path, args.policy, journal.clone(), &notices).await.map_err(|e| e.message)?,
-            None => open_demo(args.policy, &notices).await?,
+            Some(path) => {
+                open_session(path, args.policy, journal.clone(), &config_dir, &notices).await.map_err(|e| e.message)?
+            }
+            None => open_demo(args.policy, &config_dir, &notices).await?,
         };
         if !current.is_demo {
             recents.add(current.session.workspace().root());
@@ -92,11 +98,6 @@ impl AppState {
             .await
             .map_err(|e| format!("script {}: {e}", script.display()))?;
         }
-        let config_dir = args
-            .config_dir
-            .clone()
-            .or_else(resolve_agent::ProviderConfig::user_config_dir)
-            .unwrap_or_else(|| data_dir.join("config"));
         Ok(AppState {
             current: RwLock::new(current),
             policy: args.policy,
@@ -125,11 +126,16 @@ impl AppState {
         (c.session.clone(), c.is_demo)
     }
 
+    /// The open desk (session, tools, trust).
+    pub async fn desk(&self) -> Arc<Desk> {
+        self.current.read().await.desk.clone()
+    }
+
     /// The end of external tool `name`'s stderr log and where it is; `None` when `name` is not
     /// an external tool of the open session.
     pub async fn tool_log(&self, name: &str) -> Option<(String, std::io::Result<String>)> {
         let c = self.current.read().await;
-        let tools = c.external.as_ref()?;
+        let tools = c.desk.external();
         if !tools.names().iter().any(|n| n == name) {
             return None;
         }
@@ -161,7 +167,7 @@ impl AppState {
     /// they stay kept in the journal for the next time the workspace is opened) and opens
     /// `path`, restoring the pending actions kept for it.
     pub async fn switch(&self, path: &Path) -> Result<SessionInfo, IpcError> {
-        let mut next = open_session(path, self.policy, self.journal.clone(), &self.notices).await?;
+        let mut next = open_session(path, self.policy, self.journal.clone(), &self.config_dir, &self.notices).await?;
         let (old_mcp, old_session) = {
             let mut c = self.current.write().await;
             (c.mcp.take(), c.session.clone())
@@ -188,9 +194,7 @@ impl AppState {
     /// When the app exits: agents connected over MCP are told the desk closed.
     pub async fn shutdown(&self) {
         let mut c = self.current.write().await;
-        if let Some(watcher) = c.watcher.take() {
-            watcher.stop();
-        }
+        c.desk.stop_watching();
         let mcp = c.mcp.take();
         crate::mcp_socket::stop(mcp, &c.session).await;
     }
@@ -290,129 +294,105 @@ pub fn open_journal(path: &Path, notices: &Arc<Notices>) -> Option<Arc<Writer>> 
 /// `interrupted` and shows a banner with its message. Nothing when `recovery` is `None`.
 pub fn report_recovery(recovery: Option<&Recovery>, root: &str, journal: Option<&Writer>, notices: &Notices) {
     let Some(recovery) = recovery else { return };
-    eprintln!("resolve-desk: {}", recovery.message());
     if let Some(journal) = journal {
-        journal.record(Decision::interrupted(root, recovery));
+        resolve_desk_core::journal::record_recovery(journal, root, recovery);
     }
+    show_recovery(recovery, notices);
+}
+
+fn show_recovery(recovery: &Recovery, notices: &Notices) {
+    eprintln!("resolve-desk: {}", recovery.message());
     notices.show(notices::recovered(recovery));
 }
 
-/// Opens a session on `path` with every built-in tool loaded; its decisions go to `journal`;
-/// an interrupted apply recovered there is journalled and shown (see [`report_recovery`]).
+/// Opens the desk on `path` (`resolve_desk_core::Desk::open`: recovery, tools — the folder's
+/// own only once trusted —, pending actions restored, journal mirror, watches) and shows in
+/// the window what opening found: a recovered apply, a journal that could not be read, tools
+/// that could not be loaded or are not trusted (kept up to date as the tool folders change).
 pub async fn open_session(
     path: &Path,
     policy: ResolvePolicy,
     journal: Option<Arc<Writer>>,
+    config_dir: &Path,
     notices: &Arc<Notices>,
 ) -> Result<Current, IpcError> {
-    let session = Session::open(path, policy).map_err(|e| {
-        let code = match e {
-            resolve_engine::WorkspaceError::NotFound(_) => IpcErrorCode::NotFound,
-            resolve_engine::WorkspaceError::Outside(_) => IpcErrorCode::PathOutsideWorkspace,
-            resolve_engine::WorkspaceError::NotADirectory(_)
-            | resolve_engine::WorkspaceError::SymlinkLoop(_)
-            | resolve_engine::WorkspaceError::Io { .. } => IpcErrorCode::Io,
+    let options = DeskOptions {
+        policy,
+        id_prefix: None,
+        config_dir: Some(config_dir.to_path_buf()),
+        log_dir: resolve_external::default_log_dir(),
+        journal,
+        watch_files: true,
+        watch_tools: true,
+    };
+    let desk = Desk::open(path, options).await.map_err(|e| {
+        let code = match &e {
+            resolve_desk_core::OpenError::Workspace { source, .. } => match source {
+                resolve_engine::WorkspaceError::NotFound(_) => IpcErrorCode::NotFound,
+                resolve_engine::WorkspaceError::Outside(_) => IpcErrorCode::PathOutsideWorkspace,
+                resolve_engine::WorkspaceError::NotADirectory(_)
+                | resolve_engine::WorkspaceError::SymlinkLoop(_)
+                | resolve_engine::WorkspaceError::Io { .. } => IpcErrorCode::Io,
+            },
+            resolve_desk_core::OpenError::Tools(_) => IpcErrorCode::Internal,
         };
-        IpcError::new(code, format!("Cannot open workspace {}: {e}", path.display()))
+        let message = match &e {
+            resolve_desk_core::OpenError::Workspace { source, .. } => {
+                format!("Cannot open workspace {}: {source}", path.display())
+            }
+            other => other.to_string(),
+        };
+        IpcError::new(code, message)
     })?;
-    load_tools(&session).map_err(|e| IpcError::new(IpcErrorCode::Internal, e))?;
-    let root = session.workspace().root().display().to_string();
-    report_recovery(session.recovery(), &root, journal.as_deref(), notices);
-    let session = Arc::new(session);
-    if let Some(journal) = &journal {
-        restore_pending(&session, journal, notices).await;
-        // From now on every push is kept (and recorded) and every decision forgets it;
-        // closing or switching forgets nothing.
-        session.store().set_persistence(journal.persistence(&root));
+    for note in desk.notes() {
+        match note {
+            Note::Recovery(r) => show_recovery(r, notices),
+            Note::Restored(report) => eprintln!("resolve-desk: {}: {}", desk.root().display(), report.summary()),
+            Note::RestoreFailed(e) => {
+                eprintln!("resolve-desk: {}", note.message());
+                notices.show(notices::restore_failed(e));
+            }
+            Note::TrustUnreadable(e) => {
+                eprintln!("resolve-desk: {}", note.message());
+                notices.show(notices::trust_file_unreadable(e));
+            }
+            Note::WatchFailed(_) => eprintln!("resolve-desk: {}", note.message()),
+        }
     }
-    if let Some(journal) = journal {
-        // Queued, not written here: the observer runs inside the call, on an async worker.
-        session.observe(move |entry| {
-            let Some(h) = resolve_engine::HistoryEntry::from_transcript(entry) else { return };
-            journal.record(Decision::of(&root, &h));
-            crate::undo::keep(&journal, &root, entry);
-        });
-    }
-    let watcher = start_watcher(&session);
-    let (external, external_watch, tool_problems) = start_external(&session, notices);
+    let desk = Arc::new(desk);
+    let tool_banners = follow_tool_banners(&desk, notices);
     Ok(Current {
-        session,
+        session: desk.session().clone(),
+        desk,
         is_demo: false,
         _demo_dir: None,
         forwarder: None,
         mcp: None,
         conversation: Arc::new(Conversation::default()),
-        watcher,
-        external: Some(external),
-        _external_watch: external_watch,
-        _tool_problems: tool_problems,
+        _tool_banners: tool_banners,
     })
 }
 
-/// Puts back the pending actions the journal keeps for the session's workspace (an earlier
-/// session's queue), in order, re-checked against the disk; nothing is applied. A journal
-/// that cannot be read is a banner; the session opens with an empty queue (the rows stay).
-async fn restore_pending(session: &Arc<Session>, journal: &Arc<Writer>, notices: &Notices) {
-    let (s, w) = (session.clone(), journal.clone());
-    // SQLite blocks: off the async workers. Writes queued by an earlier session come first.
-    let restored = tauri::async_runtime::spawn_blocking(move || {
-        w.flush();
-        w.journal().restore_pending(&s)
-    })
-    .await;
-    match restored {
-        Ok(Ok(report)) if report.restored.is_empty() && report.refused.is_empty() => {}
-        Ok(Ok(report)) => eprintln!("resolve-desk: {}: {}", session.workspace().root().display(), report.summary()),
-        Ok(Err(e)) => {
-            eprintln!("resolve-desk: could not read the pending actions kept for this workspace: {e}");
-            notices.show(notices::journal_write_failed(journal.journal().path(), &e));
+/// The banners about the external tools (those that could not be loaded, each with its file;
+/// the folder's own, untrusted, with what they would run), shown now and after every reload.
+fn follow_tool_banners(desk: &Arc<Desk>, notices: &Arc<Notices>) -> AbortOnDrop {
+    let show = |desk: &Desk, notices: &Notices| {
+        let problems = desk.tool_problems();
+        for problem in &problems {
+            eprintln!("resolve-desk: tool not loaded: {problem}");
         }
-        Err(e) => eprintln!("resolve-desk: reading the pending actions kept for this workspace failed: {e}"),
-    }
-}
-
-/// Watches the session's workspace so a pending action turns stale (and back) as files
-/// change (see `resolve_watch`). Without a watch the app still works: staleness is then
-/// found when Apply is pressed.
-fn start_watcher(session: &Arc<Session>) -> Option<resolve_watch::Watcher> {
-    match resolve_watch::Watcher::start(session.clone()) {
-        Ok(w) => Some(w),
-        Err(e) => {
-            eprintln!("resolve-desk: {e}");
-            None
-        }
-    }
-}
-
-/// The external tools of the workspace and of the user's config folder, watched so adding,
-/// editing or removing a tool updates the session live. A tool that cannot be loaded is
-/// named on stderr (and kept in `problems()` for the window).
-fn start_external(
-    session: &Arc<Session>,
-    notices: &Arc<Notices>,
-) -> (resolve_external::ExternalTools, Option<resolve_external::ToolWatcher>, AbortOnDrop) {
-    let config = resolve_external::Config::for_workspace(session.workspace().root());
-    let tools = resolve_external::ExternalTools::load(session, config);
-    for problem in tools.problems() {
-        eprintln!("resolve-desk: tool not loaded: {problem}");
-    }
-    // The window shows what could not be loaded, kept up to date as the folders change.
-    crate::notices::show_tool_problems(notices, &tools.problems());
-    let mut reloads = tools.subscribe();
-    let (follow, shown) = (tools.clone(), notices.clone());
-    let follower = AbortOnDrop(tauri::async_runtime::spawn(async move {
-        while reloads.changed().await.is_ok() {
-            crate::notices::show_tool_problems(&shown, &follow.problems());
-        }
-    }));
-    let watch = match tools.watch(Arc::downgrade(session)) {
-        Ok(w) => Some(w),
-        Err(e) => {
-            eprintln!("resolve-desk: external tools will not reload live: {e}");
-            None
-        }
+        crate::notices::show_tool_problems(notices, &problems);
+        crate::notices::show_trust(notices, &desk.trust_state());
     };
-    (tools, watch, follower)
+    show(desk, notices);
+    let mut reloads = desk.subscribe_tools();
+    let (follow, shown) = (Arc::downgrade(desk), notices.clone());
+    AbortOnDrop(tauri::async_runtime::spawn(async move {
+        while reloads.changed().await.is_ok() {
+            let Some(desk) = follow.upgrade() else { break };
+            show(&desk, &shown);
+        }
+    }))
 }
 
 /// A task stopped when its owner is dropped (the session it follows is closed or switched).
@@ -424,21 +404,14 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// The built-in tools of the app (the engine adds `resolve`).
-pub fn load_tools(session: &Session) -> Result<(), String> {
-    session.load(resolve_tool_ast_edit::factory()).map_err(|e| e.to_string())?;
-    session.load(resolve_tool_batch_rename::factory()).map_err(|e| e.to_string())?;
-    Ok(())
-}
-
-async fn open_demo(policy: ResolvePolicy, notices: &Arc<Notices>) -> Result<Current, String> {
+async fn open_demo(policy: ResolvePolicy, config_dir: &Path, notices: &Arc<Notices>) -> Result<Current, String> {
     let dir = tempfile::Builder::new()
         .prefix("resolve-desk-demo-")
         .tempdir()
         .map_err(|e| format!("cannot create the demo folder: {e}"))?;
     crate::demo::write_files(dir.path()).map_err(|e| format!("cannot write the demo project: {e}"))?;
     // The demo's decisions are not journalled: its folder is new and temporary each time.
-    let mut current = open_session(dir.path(), policy, None, notices).await.map_err(|e| e.message)?;
+    let mut current = open_session(dir.path(), policy, None, config_dir, notices).await.map_err(|e| e.message)?;
     crate::startup::mark("demo_session_opened");
     resolve_agent::run_script(&current.session, Actor::Script, crate::demo::SCRIPT.as_bytes(), |step| {
         if step.is_error {

@@ -974,3 +974,61 @@ fn a_tool_that_cannot_be_loaded_is_shown_in_a_banner_and_built_in_tools_have_no_
     assert_eq!(err["code"], "unknownTool", "{err}");
     assert!(err["message"].as_str().unwrap().contains("ast_edit is not an external tool"), "{err}");
 }
+
+/// A folder carrying a tool of its own that writes a marker file outside the workspace when it
+/// runs: the window lists it with its command, runs nothing until the person trusts the
+/// folder, refuses a trust for tools that changed since they were shown, and runs it once
+/// trusted.
+#[test]
+fn a_folders_own_tool_runs_only_once_the_person_trusts_it_as_shown() {
+    let ws = fixture_ws();
+    let outside = tempfile::tempdir().unwrap();
+    let marker = outside.path().join("ran");
+    let dir = ws.path().join(".resolve/tools/probe");
+    fs::create_dir_all(&dir).unwrap();
+    let script = format!(
+        "import json, sys\nopen({:?}, 'w').write('ran')\nfor line in sys.stdin:\n    m = json.loads(line)\n    print(json.dumps({{'jsonrpc': '2.0', 'id': m['id'], 'result': {{'content': [{{'type': 'text', 'text': 'probed'}}]}}}}), flush=True)\n",
+        marker.display().to_string()
+    );
+    fs::write(dir.join("tool.py"), script).unwrap();
+    let manifest = json!({"name": "probe", "label": "Probe", "description": "d", "parameters": {"type": "object"},
+        "command": "python3", "args": ["tool.py"]});
+    fs::write(dir.join("tool.json"), manifest.to_string()).unwrap();
+    let app = start_in(ws, tempfile::tempdir().unwrap());
+
+    let notices = invoke(&app, "list_notices", json!({})).unwrap();
+    let banner = notices.as_array().unwrap().iter().find(|n| n["id"] == "trust").unwrap_or_else(|| panic!("{notices}"));
+    assert_eq!(banner["details"], json!(["probe: python3 tool.py"]), "the tool and the command it would run");
+    let actions = banner["actions"].as_array().unwrap();
+    assert_eq!(actions[0]["label"], "Trust this folder's tools");
+    assert_eq!(actions[1], json!({"id": "not-now", "label": "Not now", "primary": false}));
+    let trust = actions[0]["id"].as_str().unwrap().to_string();
+
+    let out = invoke(&app, "run_tool", json!({"name": "probe", "params": {}})).unwrap();
+    assert_eq!(out["isError"], true, "{out}");
+    let message = out["text"].as_str().unwrap();
+    assert!(message.contains("nothing was run") && message.contains("rdesk trust"), "{message}");
+    assert!(!marker.exists(), "the tool's command never ran");
+
+    // "Not now": the banner goes, the tool stays untrusted.
+    let left = invoke(&app, "notice_action", json!({"noticeId": "trust", "actionId": "not-now"})).unwrap();
+    assert!(!left.as_array().unwrap().iter().any(|n| n["id"] == "trust"), "{left}");
+    let out = invoke(&app, "run_tool", json!({"name": "probe", "params": {}})).unwrap();
+    assert!(out["isError"] == true && out["text"].as_str().unwrap().contains("not trusted"), "{out}");
+
+    // Trusting what was shown after the tool changed is refused; nothing is trusted.
+    fs::write(app.ws.path().join(".resolve/tools/probe/extra.py"), "x = 1\n").unwrap();
+    let err = invoke(&app, "notice_action", json!({"noticeId": "trust", "actionId": trust})).unwrap_err();
+    assert!(err["message"].as_str().unwrap().contains("changed since they were shown"), "{err}");
+    assert!(!marker.exists());
+
+    // The banner now shows the tools as they are; trusting those lets the tool run.
+    let notices = invoke(&app, "list_notices", json!({})).unwrap();
+    let banner = notices.as_array().unwrap().iter().find(|n| n["id"] == "trust").unwrap_or_else(|| panic!("{notices}"));
+    let trust = banner["actions"][0]["id"].as_str().unwrap().to_string();
+    let left = invoke(&app, "notice_action", json!({"noticeId": "trust", "actionId": trust})).unwrap();
+    assert!(!left.as_array().unwrap().iter().any(|n| n["id"] == "trust"), "{left}");
+    let out = invoke(&app, "run_tool", json!({"name": "probe", "params": {}})).unwrap();
+    assert_eq!((&out["isError"], &out["text"]), (&json!(false), &json!("probed")), "{out}");
+    assert_eq!(fs::read_to_string(&marker).unwrap(), "ran");
+}

@@ -9,11 +9,10 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { root, startDriver, tempDir } from "./launch.js";
+import { root, startDriver, tempDir, SHOTS } from "./launch.js";
 
 const require = createRequire(import.meta.url);
 const AXE = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-const SHOTS = path.join(root, "docs/screenshots");
 const WAIT = { timeout: 20000, interval: 100 };
 
 async function axeViolations(browser) {

@@ -2,15 +2,14 @@
 // through tauri-driver + WebKitWebDriver. Each run works on a fresh copy of
 // tests/fixtures/shop with the three previews of tests/fixtures/shop.jsonl on the stack
 // (LIFO: the console.log rewrite is on top, then console.warn, then oldName).
-// Screenshots of the main states go to docs/screenshots/.
+// Screenshots of the main states go to SHOTS (launch.js).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { freePort, root, startDriver, tempDir } from "./launch.js";
+import { freePort, root, startDriver, tempDir, SHOTS } from "./launch.js";
 import { startFakeLlm, textReply, toolCallReply } from "./fakeLlm.js";
 
-const SHOTS = path.join(root, "docs/screenshots");
 const WAIT = { timeout: 20000, interval: 100 };
 
 let driver;

@@ -2,15 +2,14 @@
 // a few dozen rows in the DOM of ~25,000), a block comment spanning lines is coloured as a
 // comment on every line (the whole file is highlighted, then cut into lines), the lines after
 // the last change unfold from the file's text, and the end of the file scrolls into view.
-// Saves docs/screenshots/long-diff-multiline-comment.png.
+// Saves (to SHOTS) long-diff-multiline-comment.png.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { root, startDriver, tempDir } from "./launch.js";
+import { root, startDriver, tempDir, SHOTS } from "./launch.js";
 import { bigFile } from "./bigfiles.js";
 
-const SHOTS = path.join(root, "docs/screenshots");
 const WAIT = { timeout: 60000, interval: 100 };
 
 let driver;

@@ -2,14 +2,13 @@
 // the tool stops at its next check, nothing is pushed, nothing is written, and the dialog stays
 // usable. The workspace is 20,000 TypeScript files, so the scan is still running when Cancel is
 // pressed (the test fails, saying so, if the run finished first).
-// Saves docs/screenshots/run-progress.png and run-cancelled.png.
+// Saves (to SHOTS) run-progress.png and run-cancelled.png.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { root, startDriver, tempDir } from "./launch.js";
+import { root, startDriver, tempDir, SHOTS } from "./launch.js";
 
-const SHOTS = path.join(root, "docs/screenshots");
 const WAIT = { timeout: 20000, interval: 50 };
 const FILES = 20000;
 

@@ -10,6 +10,11 @@ import { remote } from "webdriverio";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
+/** Where the suite's screenshots go: an ignored folder, so a test run leaves the checkout as it
+ * found it. `scripts/screenshots.sh` runs the suite with RD_SCREENSHOTS_DIR=docs/screenshots to
+ * refresh the documentation's pictures. */
+export const SHOTS = process.env.RD_SCREENSHOTS_DIR ? path.resolve(process.env.RD_SCREENSHOTS_DIR) : path.join(root, "target/screenshots");
+
 /** The app binary: `RESOLVE_DESK_BIN`, else `target/<profile>/resolve-desk` of the checkout. */
 export const appBinary = (profile = "debug") =>
   process.env.RESOLVE_DESK_BIN ?? path.join(root, `target/${profile}/resolve-desk`);

@@ -10,9 +10,8 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { rdeskBinary, root, startAppWithMcp, textOf, until } from "./launch.js";
+import { rdeskBinary, root, startAppWithMcp, textOf, until, SHOTS } from "./launch.js";
 
-const SHOTS = path.join(root, "docs/screenshots");
 const WAIT = { timeout: 20000, interval: 100 };
 const REMINDER = "This is a preview. Call the resolve tool to apply or discard these changes.";
 // The three rewrites of tests/fixtures/shop.jsonl, one file each.

@@ -2,15 +2,14 @@
 // three files; the person unticks one file (space on its focused row) and one replacement of
 // another, Apply says what it will do, and exactly the rest is written: the left-out file is
 // untouched, the left-out replacement is kept as it was. The history says
-// `applied 3 of 5 replacements in 2 of 3 files`. Saves docs/screenshots/partial-apply.png
-// and docs/screenshots/partial-apply-history.png.
+// `applied 3 of 5 replacements in 2 of 3 files`. Saves (to SHOTS) partial-apply.png
+// and partial-apply-history.png.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { root, startDriver, tempDir } from "./launch.js";
+import { root, startDriver, tempDir, SHOTS } from "./launch.js";
 
-const SHOTS = path.join(root, "docs/screenshots");
 const WAIT = { timeout: 20000, interval: 100 };
 
 let driver;

@@ -9,9 +9,8 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { appBinary, root, startDriver, tempDir } from "./launch.js";
+import { appBinary, root, startDriver, tempDir, SHOTS } from "./launch.js";
 
-const SHOTS = path.join(root, "docs/screenshots");
 const WAIT = { timeout: 20000, interval: 100 };
 const PROBE = process.env.RD_APPLY_PROBE ?? path.join(path.dirname(appBinary()), "apply-probe");
 

@@ -3,16 +3,15 @@
 // person is reading another one in the real window: the view stays, the panel says "A new
 // action is on top", Apply and `a` do nothing on the action that is no longer the top, the
 // reason stays with the action it was typed for, and going to the new top starts with an
-// empty reason. Saves docs/screenshots/new-top-notice.png.
+// empty reason. Saves (to SHOTS) new-top-notice.png.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { rdeskBinary, root, startAppWithMcp, textOf, until } from "./launch.js";
+import { rdeskBinary, root, startAppWithMcp, textOf, until, SHOTS } from "./launch.js";
 
-const SHOTS = path.join(root, "docs/screenshots");
 const WAIT = { timeout: 20000, interval: 100 };
 const EDIT = { ops: [{ pat: "console.log($$$A)", out: "logger.debug($$$A)" }], lang: "ts", path: "src/apply.ts" };
 const WARN_EDIT = { ops: [{ pat: "console.warn($$$A)", out: "logger.warn($$$A)" }], lang: "ts", path: "src/discard.ts" };

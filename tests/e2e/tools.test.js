@@ -7,9 +7,8 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { root, startDriver, tempDir } from "./launch.js";
+import { root, startDriver, tempDir, SHOTS } from "./launch.js";
 
-const SHOTS = path.join(root, "docs/screenshots");
 const WAIT = { timeout: 30000, interval: 100 };
 
 let driver;
@@ -54,6 +53,40 @@ test("a manifest that takes a built-in's name is refused in a banner with SPEC's
   assert.match(text, /A tool could not be loaded/);
   assert.match(text, /Tool name "batch_rename_preview" conflicts with existing tool/);
   assert.match(text, /\.resolve\/tools\/clash\/tool\.json/);
+});
+
+test("a folder's own tool is listed with its command and runs nothing until the person trusts the folder", async () => {
+  const banner = await browser.$('[data-testid="notice"][data-id="trust"]');
+  await banner.waitForDisplayed(WAIT);
+  assert.match(await banner.getText(), /This folder has tools of its own/);
+  const details = await banner.$('[data-testid="notice-details"]');
+  assert.match(await details.getText(), /note_batch_rename: node \S*run\.js \S*tool\.mjs/);
+  // Called before trust: refused, naming the folder and how to trust it; nothing ran.
+  await browser.$('[data-testid="run-tool-button"]').click();
+  const dialog = await browser.$('[data-testid="run-tool-dialog"]');
+  await dialog.waitForDisplayed(WAIT);
+  const select = await browser.$('[data-testid="tool-select"]');
+  await browser.waitUntil(async () => (await select.getValue()) !== "", { ...WAIT, timeoutMsg: "the tool list arrived" });
+  await select.selectByAttribute("value", "note_batch_rename");
+  await browser.$('[data-testid="field-files"] [data-testid="array-add"]').click();
+  const first = await browser.$('[data-testid="field-files.0"] input');
+  await first.waitForDisplayed(WAIT);
+  await first.setValue("photos/IMG_1.JPG");
+  await browser.$('[data-testid="tool-run"]').click();
+  const error = await browser.$('[data-testid="tool-error"]');
+  await error.waitForDisplayed(WAIT);
+  assert.match(await error.getText(), /nothing was run/);
+  assert.match(await error.getText(), /rdesk trust/);
+  assert.equal(await browser.$('[data-testid="queue-card"]').isExisting(), false, "nothing was pushed");
+  await browser.saveScreenshot(path.join(SHOTS, "trust-banner.png"));
+  await browser.keys("Escape");
+  await browser.waitUntil(async () => !(await dialog.isDisplayed().catch(() => false)), { ...WAIT, timeoutMsg: "the dialog closed" });
+  // Trusted as shown: the banner goes.
+  await banner.$('[data-testid="notice-action"][data-action^="trust:"]').click();
+  await browser.waitUntil(async () => !(await browser.$('[data-testid="notice"][data-id="trust"]').isExisting()), {
+    ...WAIT,
+    timeoutMsg: "the trust banner went once the tools were trusted",
+  });
 });
 
 test("the note's example runs from Run tool…, and Apply with a reason runs the tool's own apply", async () => {

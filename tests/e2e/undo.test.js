@@ -2,14 +2,13 @@
 // the previews of tests/fixtures/shop.jsonl; the person applies the top one, opens the
 // history, presses Undo with a reason, and the old bytes are back on disk; Redo writes the
 // applied bytes again; an edit behind the app's back makes the next Undo refuse, naming the
-// file, with nothing written. Saves docs/screenshots/history-undo.png.
+// file, with nothing written. Saves (to SHOTS) history-undo.png.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { root, startDriver, tempDir } from "./launch.js";
+import { root, startDriver, tempDir, SHOTS } from "./launch.js";
 
-const SHOTS = path.join(root, "docs/screenshots");
 const WAIT = { timeout: 20000, interval: 100 };
 
 let driver;

@@ -77,10 +77,11 @@ pub async fn run(args: AgentArgs) -> ExitCode {
         PolicyArg::Agent => ResolvePolicy::Agent,
         PolicyArg::Human => ResolvePolicy::Human,
     };
-    let session = match crate::open_session(&args.workspace, policy) {
-        Ok(s) => s,
+    let desk = match crate::open_desk(&args.workspace, policy).await {
+        Ok(d) => d,
         Err(e) => return fail(2, &e),
     };
+    let session = desk.session();
     let model = match model_source(&args) {
         Ok(m) => m,
         Err(e) => return fail(2, &e),
@@ -95,7 +96,7 @@ pub async fn run(args: AgentArgs) -> ExitCode {
     }
     let mut write_error = None;
     let result = agent
-        .run_turn(&session, &prompt, cancel, |event| {
+        .run_turn(session, &prompt, cancel, |event| {
             if let Err(e) = print_event(&event) {
                 write_error.get_or_insert(e);
             }

@@ -1,24 +1,51 @@
-//! The built-in tools every `rdesk` session has (besides `resolve`, which the engine adds).
+//! Opening a workspace for an `rdesk` command: the same desk the window opens
+//! (`resolve_desk_core::Desk`), and what opening found told on stderr (stdout may be a
+//! protocol or JSON Lines).
 
-use resolve_engine::{RegistryError, Session};
+use std::path::Path;
 
-/// Loads the built-in tools into `session`.
-pub fn load(session: &Session) -> Result<(), RegistryError> {
-    session.load(resolve_tool_ast_edit::factory())?;
-    session.load(resolve_tool_batch_rename::factory())?;
-    Ok(())
+use resolve_desk_core::{Desk, DeskOptions, TrustState};
+use resolve_engine::ResolvePolicy;
+
+/// How an `rdesk` command opens its workspace.
+pub struct Open {
+    pub policy: ResolvePolicy,
+    /// Deterministic ids `pa-1`, `pa-2`… (scripts and their outputs).
+    pub script_ids: bool,
+    /// Reload external tools live while the command runs (servers).
+    pub watch_tools: bool,
 }
 
-/// Loads the external tools (docs/TOOLS.md) of the session's workspace
-/// (`.resolve/tools/*/`) and of the user's config folder (`<config>/resolve-desk/tools/*/`).
-/// A tool that cannot be loaded is kept in `problems()`, with the file at fault.
-pub fn load_external(session: &Session) -> resolve_external::ExternalTools {
-    resolve_external::ExternalTools::load(session, resolve_external::Config::for_workspace(session.workspace().root()))
+/// Opens `workspace` as every front end does, and says on stderr what opening found
+/// (`prog`: `rdesk`, `rdesk mcp`…). `rdesk` keeps no journal: its commands are one-shot or
+/// serve an agent with no person at a window, so no pending action is restored or kept for
+/// later (the window's desk does that).
+pub async fn open(workspace: &Path, how: Open, prog: &str) -> Result<Desk, String> {
+    let mut options = DeskOptions::new(how.policy);
+    if how.script_ids {
+        options.id_prefix = Some("pa-".into());
+    }
+    options.watch_tools = how.watch_tools;
+    let desk = Desk::open(workspace, options).await.map_err(|e| e.to_string())?;
+    report(&desk, prog);
+    Ok(desk)
 }
 
-/// Names each external tool that could not be loaded on stderr (stdout may be a protocol).
-pub fn report_problems(tools: &resolve_external::ExternalTools, prefix: &str) {
-    for problem in tools.problems() {
-        eprintln!("{prefix}: tool not loaded: {problem}");
+/// One stderr line per note, tool problem and untrusted tool.
+pub fn report(desk: &Desk, prog: &str) {
+    for note in desk.notes() {
+        eprintln!("{prog}: {}", crate::terminal::escape(&note.message()));
+    }
+    for problem in desk.tool_problems() {
+        eprintln!("{prog}: tool not loaded: {}", crate::terminal::escape(&problem.to_string()));
+    }
+    if let TrustState::Untrusted(folder) = desk.trust_state() {
+        let names: Vec<String> = folder.tools.iter().map(|t| format!("{} (`{}`)", t.name, t.command_line())).collect();
+        let why = if folder.changed_since_trusted { "changed since you trusted them" } else { "not trusted" };
+        eprintln!(
+            "{prog}: this folder's own tools are {why}, so they will not run: {}. Review them, then `rdesk trust {}`.",
+            crate::terminal::escape(&names.join(", ")),
+            crate::terminal::escape(&desk.root().display().to_string())
+        );
     }
 }

@@ -20,13 +20,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use resolve_engine::{Actor, PendingActionStore, ResolvePolicy, Session};
+use resolve_engine::{Actor, ResolvePolicy};
 
 mod agent;
 mod ast_edit;
 mod builtin;
 mod mcp;
 mod recovery;
+mod terminal;
+mod trust;
 
 #[derive(Parser)]
 #[command(
@@ -54,12 +56,17 @@ enum Command {
     #[command(name = "ast-edit")]
     AstEdit(ast_edit::AstEditArgs),
     /// List the tools a session offers (name, label, hidden, description), external tools
-    /// included, and the external tools that could not be loaded.
+    /// included (a folder's own with the command they run and whether they are trusted), and
+    /// the external tools that could not be loaded.
     Tools {
-        /// The workspace whose `.resolve/tools/` to include (default: only the user's tools).
+        /// The workspace whose `.resolve/tools/` to include (default: only the built-in and
+        /// the user's own tools).
         #[arg(long, short = 'w')]
         workspace: Option<PathBuf>,
     },
+    /// Trust a folder's own tools (`.resolve/tools`), so they may run; list or revoke trust.
+    #[command(long_about = trust::TRUST_HELP)]
+    Trust(trust::TrustArgs),
     /// Run an LLM agent turn (live or replayed) against a fresh session; prints JSON Lines.
     #[command(long_about = agent::AGENT_HELP)]
     Agent(agent::AgentArgs),
@@ -115,30 +122,27 @@ fn main() -> ExitCode {
         Command::Run { script, workspace } => runtime.block_on(run(&script, &workspace)),
         Command::AstEdit(args) => ast_edit::run(args),
         Command::Tools { workspace } => runtime.block_on(list_tools(workspace)),
+        Command::Trust(args) => trust::run(args),
         Command::Agent(args) => runtime.block_on(agent::run(args)),
         Command::Mcp(args) => runtime.block_on(mcp::run(args)),
         Command::ServeSocket(args) => runtime.block_on(mcp::serve_socket(args)),
     }
 }
 
-fn open_session(workspace: &std::path::Path, policy: ResolvePolicy) -> Result<Session, String> {
-    let session = Session::with_store(workspace, policy, PendingActionStore::with_id_prefix("pa-"))
-        .map_err(|e| format!("cannot open workspace {}: {e}", workspace.display()))?;
-    recovery::report(session.recovery());
-    builtin::load(&session).map_err(|e| format!("cannot load the built-in tools: {e}"))?;
-    let external = builtin::load_external(&session);
-    builtin::report_problems(&external, "rdesk");
-    Ok(session)
+/// The desk of a one-shot command (`run`, `agent`): deterministic ids, no live reload.
+async fn open_desk(workspace: &std::path::Path, policy: ResolvePolicy) -> Result<resolve_desk_core::Desk, String> {
+    builtin::open(workspace, builtin::Open { policy, script_ids: true, watch_tools: false }, "rdesk").await
 }
 
 async fn run(script: &str, workspace: &std::path::Path) -> ExitCode {
-    let session = match open_session(workspace, ResolvePolicy::Agent) {
-        Ok(s) => s,
+    let desk = match open_desk(workspace, ResolvePolicy::Agent).await {
+        Ok(d) => d,
         Err(e) => {
             eprintln!("rdesk: {e}");
             return ExitCode::from(2);
         }
     };
+    let session = desk.session();
     let reader: Box<dyn BufRead> = if script == "-" {
         Box::new(BufReader::new(io::stdin()))
     } else {
@@ -152,7 +156,7 @@ async fn run(script: &str, workspace: &std::path::Path) -> ExitCode {
     };
     let mut out = io::stdout().lock();
     let mut write_error = None;
-    let result = resolve_agent::run_script(&session, Actor::Script, reader, |report| {
+    let result = resolve_agent::run_script(session, Actor::Script, reader, |report| {
         if write_error.is_some() {
             return;
         }
@@ -180,31 +184,62 @@ async fn run(script: &str, workspace: &std::path::Path) -> ExitCode {
 }
 
 async fn list_tools(workspace: Option<PathBuf>) -> ExitCode {
-    let dir = workspace.unwrap_or_else(std::env::temp_dir);
-    let session = match Session::with_store(&dir, ResolvePolicy::Agent, PendingActionStore::with_id_prefix("pa-")) {
-        Ok(s) => s,
+    // Without a workspace: a fresh private folder (never a shared one such as the system's
+    // temporary folder, where someone else could have left a record or tools).
+    let private = match workspace {
+        Some(_) => None,
+        None => match tempfile::Builder::new().prefix("rdesk-tools-").tempdir() {
+            Ok(d) => Some(d),
+            Err(e) => {
+                eprintln!("rdesk: cannot create a private temporary folder: {e}");
+                return ExitCode::from(1);
+            }
+        },
+    };
+    let dir = workspace.clone().unwrap_or_else(|| private.as_ref().map(|d| d.path().to_path_buf()).unwrap_or_default());
+    let how = builtin::Open { policy: ResolvePolicy::Agent, script_ids: true, watch_tools: false };
+    let desk = match builtin::open(&dir, how, "rdesk").await {
+        Ok(d) => d,
         Err(e) => {
-            eprintln!("rdesk: cannot open workspace {}: {e}", dir.display());
-            return ExitCode::from(1);
+            eprintln!("rdesk: {e}");
+            return ExitCode::from(if workspace.is_some() { 2 } else { 1 });
         }
     };
-    if let Err(e) = builtin::load(&session) {
-        eprintln!("rdesk: cannot load the built-in tools: {e}");
-        return ExitCode::from(1);
-    }
-    let external = builtin::load_external(&session);
-    let external_names = external.names();
-    for t in session.tools() {
+    let esc = terminal::escape;
+    let untrusted = match desk.trust_state() {
+        resolve_desk_core::TrustState::Untrusted(f) => Some(f),
+        _ => None,
+    };
+    let manifests = desk.external().manifests();
+    for t in desk.session().tools() {
         let hidden = if t.hidden { " (hidden: offered only while an action is pending)" } else { "" };
-        let kind = if external_names.contains(&t.name) { " (external)" } else { "" };
-        println!("{} — {}{}{}\n    {}", t.name, t.label, kind, hidden, t.description);
+        let manifest = manifests.iter().find(|m| m.name == t.name);
+        let kind = match manifest.map(|m| m.source) {
+            None => String::new(),
+            Some(resolve_external::ToolSource::User) => " (external, yours)".to_string(),
+            Some(resolve_external::ToolSource::Workspace) if untrusted.is_some() => {
+                " (external, this folder's: NOT TRUSTED, will not run)".to_string()
+            }
+            Some(resolve_external::ToolSource::Workspace) => " (external, this folder's: trusted)".to_string(),
+        };
+        println!("{} — {}{}{}\n    {}", esc(&t.name), esc(&t.label), kind, hidden, esc(&t.description));
+        if let Some(m) = manifest {
+            let launch = resolve_desk_core::ToolLaunch::of(m);
+            println!("    runs: {}", esc(&launch.command_line()));
+        }
     }
-    let problems = external.problems();
+    let problems = desk.tool_problems();
     if !problems.is_empty() {
         println!("\nNot loaded:");
         for p in problems {
-            println!("  {p}");
+            println!("  {}", esc(&p.to_string()));
         }
+    }
+    if untrusted.is_some() {
+        println!(
+            "\nThis folder's own tools run only once you trust them: review the commands above, then `rdesk trust {}`.",
+            esc(&desk.root().display().to_string())
+        );
     }
     ExitCode::SUCCESS
 }

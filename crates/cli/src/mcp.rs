@@ -85,14 +85,14 @@ pub async fn run(args: McpArgs) -> ExitCode {
             );
             return ExitCode::from(2);
         }
-        let session = match open(&args.workspace, policy) {
-            Ok(s) => s,
+        let desk = match open(&args.workspace, policy, "rdesk mcp").await {
+            Ok(d) => d,
             Err(e) => {
                 eprintln!("rdesk mcp: {e}");
                 return ExitCode::from(2);
             }
         };
-        return match resolve_mcp::serve(session, tokio::io::stdin(), tokio::io::stdout()).await {
+        return match resolve_mcp::serve(desk.session().clone(), tokio::io::stdin(), tokio::io::stdout()).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("rdesk mcp: {e}");
@@ -130,22 +130,12 @@ pub async fn run(args: McpArgs) -> ExitCode {
     }
 }
 
-fn open(workspace: &Path, policy: Policy) -> Result<Arc<Session>, String> {
-    let session = Session::open(workspace, policy.engine())
-        .map_err(|e| format!("cannot open workspace {}: {e}", workspace.display()))?;
-    // On stderr: stdout is the MCP protocol.
-    crate::recovery::report(session.recovery());
-    builtin::load(&session).map_err(|e| format!("cannot load the built-in tools: {e}"))?;
-    let external = builtin::load_external(&session);
-    builtin::report_problems(&external, "rdesk mcp");
-    let session = Arc::new(session);
-    // Adding, editing or removing a tool folder updates the tools live (the client is sent
-    // `tools/list_changed`). The watcher lives as long as this process serves.
-    match external.watch(Arc::downgrade(&session)) {
-        Ok(watcher) => std::mem::forget(watcher),
-        Err(e) => eprintln!("rdesk mcp: external tools will not reload live: {e}"),
-    }
-    Ok(session)
+/// The desk a server opens (what it found told on stderr: stdout is the MCP protocol).
+/// Adding, editing or removing a tool folder updates the tools live (the client is sent
+/// `tools/list_changed`) while the returned desk lives.
+async fn open(workspace: &Path, policy: Policy, prog: &str) -> Result<resolve_desk_core::Desk, String> {
+    let how = builtin::Open { policy: policy.engine(), script_ids: false, watch_tools: true };
+    builtin::open(workspace, how, prog).await
 }
 
 /// How long `rdesk mcp` waits for a desk it started to open its socket.
@@ -236,13 +226,14 @@ pub struct ServeSocketArgs {
 /// (`{"is_error": BOOL, "text": TEXT, "details": JSON}`); `{"wait_for_proposal": true}` prints
 /// `{"proposal": {...}}` once the top action carries an agent's proposal (human policy).
 pub async fn serve_socket(args: ServeSocketArgs) -> ExitCode {
-    let session = match open(&args.workspace, args.policy) {
-        Ok(s) => s,
+    let desk = match open(&args.workspace, args.policy, "rdesk serve-socket").await {
+        Ok(d) => d,
         Err(e) => {
             eprintln!("rdesk serve-socket: {e}");
             return ExitCode::from(2);
         }
     };
+    let session = desk.session().clone();
     let path = resolve_mcp::socket_path(session.workspace().root());
     let server_session = session.clone();
     let server = match resolve_mcp::listen(&path, session) {

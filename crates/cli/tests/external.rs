@@ -60,7 +60,14 @@ fn tools_lists_external_tools_and_what_could_not_be_loaded() {
     let out = rdesk(&["tools", "--workspace", ws.path().to_str().unwrap()], None, home.path());
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("greet — Greet (external)\n    Greets someone after review"), "{text}");
+    assert!(
+        text.contains(
+            "greet — Greet (external, this folder's: NOT TRUSTED, will not run)\n    Greets someone after review"
+        ),
+        "{text}"
+    );
+    assert!(text.contains(&format!("    runs: python3 {} tool.py", python_sdk())), "the command it would run: {text}");
+    assert!(text.contains("rdesk trust"), "says how to trust it: {text}");
     assert!(
         text.contains(&format!(
             "Not loaded:\n  {}: Tool name \"ast_edit\" conflicts with existing tool",
@@ -85,4 +92,103 @@ fn run_calls_an_external_tool_and_resolves_its_action() {
     assert_eq!(steps[0]["pending"][0]["source_tool_name"], "custom_tool");
     assert_eq!(steps[1]["text"], "greeted Ada (polite)");
     assert_eq!(steps[1]["pending"], json!([]));
+}
+
+/// A tool of the folder's own that leaves `marker` (outside the workspace) when its process runs.
+fn install_probe(ws: &Path, marker: &Path) {
+    let tool = format!(
+        "import json, sys\nopen({:?}, 'w').write('ran')\nfor line in sys.stdin:\n    m = json.loads(line)\n    if 'id' in m:\n        print(json.dumps({{'jsonrpc': '2.0', 'id': m['id'], 'result': {{'content': [{{'type': 'text', 'text': 'probed'}}]}}}}), flush=True)\n",
+        marker.display().to_string()
+    );
+    install(
+        &ws.join(".resolve/tools/probe"),
+        json!({"name": "probe", "label": "Probe", "description": "d", "parameters": {"type": "object"},
+            "command": "python3", "args": ["tool.py"]}),
+        &[("tool.py", &tool)],
+    );
+}
+
+#[test]
+fn a_folders_own_tool_runs_nothing_until_rdesk_trust_and_asks_again_when_it_changes() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let marker = outside.path().join("ran");
+    install_probe(ws.path(), &marker);
+    let dir = ws.path().to_str().unwrap();
+    let call = "{\"tool\":\"probe\",\"params\":{}}\n";
+
+    let out = rdesk(&["run", "-", "--workspace", dir], Some(call), home.path());
+    assert!(out.status.success(), "{out:?}");
+    let step: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(step["is_error"], true, "{step}");
+    let text = step["text"].as_str().unwrap();
+    let root = ws.path().canonicalize().unwrap().display().to_string();
+    assert!(text.contains(&root) && text.contains("rdesk trust") && text.contains("nothing was run"), "{text}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("this folder's own tools are not trusted") && stderr.contains("probe (`python3 tool.py`)"),
+        "{stderr}"
+    );
+    assert!(!marker.exists(), "nothing of the folder's ran");
+
+    // Without a terminal to ask on, trusting needs --yes; nothing is trusted meanwhile.
+    let out = rdesk(&["trust", dir], None, home.path());
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pass --yes"), "{out:?}");
+    let out = rdesk(&["trust", dir, "--yes"], None, home.path());
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("probe: python3 tool.py"), "shows what it trusts: {out:?}");
+    let list = rdesk(&["trust", "--list"], None, home.path());
+    assert!(String::from_utf8_lossy(&list.stdout).contains(&format!("{root}  (since ")), "{list:?}");
+
+    let out = rdesk(&["run", "-", "--workspace", dir], Some(call), home.path());
+    let step: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!((&step["is_error"], &step["text"]), (&json!(false), &json!("probed")), "{step}");
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "ran");
+    std::fs::remove_file(&marker).unwrap();
+
+    // A change asks again.
+    std::fs::write(ws.path().join(".resolve/tools/probe/helper.py"), "x = 1\n").unwrap();
+    let out = rdesk(&["run", "-", "--workspace", dir], Some(call), home.path());
+    let step: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    assert!(step["text"].as_str().unwrap().contains("changed since you trusted them"), "{step}");
+    assert!(!marker.exists());
+
+    // Revoked: untrusted again.
+    let out = rdesk(&["trust", "--revoke", dir], None, home.path());
+    assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("No longer trusted"), "{out:?}");
+    let list = rdesk(&["trust", "--list"], None, home.path());
+    assert!(String::from_utf8_lossy(&list.stdout).contains("No folder is trusted"), "{list:?}");
+}
+
+#[test]
+fn tools_without_a_workspace_never_opens_the_shared_temporary_folder() {
+    // Someone else's record and tools in the system's temporary folder.
+    let shared = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let marker = outside.path().join("ran");
+    install_probe(shared.path(), &marker);
+    let record = shared.path().join(".rdesk-apply.log");
+    std::fs::write(&record, "{\"version\":1}\n{\"phase\":\"committed\"}\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rdesk"))
+        .arg("tools")
+        .env("TMPDIR", shared.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = child.wait().unwrap();
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+    assert!(status.success(), "{stdout}");
+    assert!(stdout.contains("ast_edit") && !stdout.contains("probe"), "only built-in and the user's tools: {stdout}");
+    assert!(record.exists(), "the planted record was not read, let alone acted on");
+    assert!(!marker.exists());
+    // Only its own private folder was made there, and it is gone.
+    let left: Vec<_> = std::fs::read_dir(shared.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left.len(), 2, "{left:?}");
 }

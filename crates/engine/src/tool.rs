@@ -106,6 +106,10 @@ pub enum ToolError {
         "The desk was closed before a decision: nothing was applied or discarded, and this session takes no more calls. Reopen it with `resolve-desk {root}` and run the preview again."
     )]
     Closed { root: String },
+    /// A tool of a folder the person has not trusted (or that changed since): nothing ran.
+    /// The message names the folder and says how to trust it.
+    #[error("{0}")]
+    Untrusted(String),
 }
 
 /// The stable codes of error results (`ToolResult::error_code`), so a UI can branch on a
@@ -126,10 +130,11 @@ pub enum ErrorCode {
     Failed,
     StoreUnavailable,
     Closed,
+    Untrusted,
 }
 
 impl ErrorCode {
-    const ALL: [ErrorCode; 13] = [
+    const ALL: [ErrorCode; 14] = [
         ErrorCode::InvalidParams,
         ErrorCode::UnknownTool,
         ErrorCode::NoPendingAction,
@@ -143,6 +148,7 @@ impl ErrorCode {
         ErrorCode::Failed,
         ErrorCode::StoreUnavailable,
         ErrorCode::Closed,
+        ErrorCode::Untrusted,
     ];
 
     /// The snake_case spelling carried in `ToolResult::error_code`.
@@ -161,6 +167,7 @@ impl ErrorCode {
             ErrorCode::Failed => "failed",
             ErrorCode::StoreUnavailable => "store_unavailable",
             ErrorCode::Closed => "closed",
+            ErrorCode::Untrusted => "untrusted",
         }
     }
 
@@ -193,6 +200,7 @@ impl ToolError {
             ToolError::Failed(_) => ErrorCode::Failed,
             ToolError::StoreUnavailable => ErrorCode::StoreUnavailable,
             ToolError::Closed { .. } => ErrorCode::Closed,
+            ToolError::Untrusted(_) => ErrorCode::Untrusted,
         }
     }
 }

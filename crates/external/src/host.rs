@@ -11,29 +11,74 @@ use std::time::Duration;
 use notify::{Event, EventKind, RecursiveMode, Watcher as _};
 use resolve_engine::{CustomToolApi, RegistryError, Session, Tool};
 
-use crate::manifest::{LoadProblem, Manifest};
+use crate::manifest::{LoadProblem, Manifest, ToolSource};
 use crate::tool::{ExternalTool, Runner};
 
 /// The tools folder inside a workspace.
 pub const WORKSPACE_TOOLS_DIR: &str = ".resolve/tools";
 
-/// Where tools are searched (in order: on a name clash the first one wins) and where their
-/// stderr logs go.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where tools are searched and where their stderr logs go. The user's folders (`dirs`) are
+/// searched first, then the workspace's (`workspace`): on a name clash the first one wins, so
+/// a folder's own tool never shadows a tool of the user's (it is a load problem with SPEC §6's
+/// message instead).
+#[derive(Debug, Clone, Default)]
 pub struct Config {
+    /// The user's own tool folders ([`ToolSource::User`]).
     pub dirs: Vec<PathBuf>,
+    /// The workspace's tool folder ([`ToolSource::Workspace`]: written by whoever wrote the
+    /// repository), searched after the user's.
+    pub workspace: Option<PathBuf>,
     pub log_dir: PathBuf,
+    /// Asked before every start of a tool's process; a refusal fails the call and nothing runs.
+    pub gate: Option<Gate>,
 }
 
 impl Config {
-    /// `<workspace>/.resolve/tools` then `<config>/resolve-desk/tools`; logs in
-    /// [`default_log_dir`].
+    /// `<config>/resolve-desk/tools` (the user's) then `<workspace>/.resolve/tools`; logs in
+    /// [`default_log_dir`]; no gate.
     pub fn for_workspace(root: &Path) -> Config {
-        let mut dirs = vec![root.join(WORKSPACE_TOOLS_DIR)];
-        if let Some(user) = user_tools_dir() {
-            dirs.push(user);
+        Config {
+            dirs: user_tools_dir().into_iter().collect(),
+            workspace: Some(root.join(WORKSPACE_TOOLS_DIR)),
+            log_dir: default_log_dir(),
+            gate: None,
         }
-        Config { dirs, log_dir: default_log_dir() }
+    }
+
+    /// Every folder searched, with where it comes from, in search order.
+    pub fn sources(&self) -> Vec<(PathBuf, ToolSource)> {
+        let user = self.dirs.iter().map(|d| (d.clone(), ToolSource::User));
+        user.chain(self.workspace.iter().map(|d| (d.clone(), ToolSource::Workspace))).collect()
+    }
+
+    fn watched_dirs(&self) -> Vec<PathBuf> {
+        self.sources().into_iter().map(|(d, _)| d).collect()
+    }
+}
+
+/// A check made before a tool's process starts (every start, so a tool changed since it was
+/// allowed is asked about again): `Err(message)` refuses, the call fails with
+/// [`ToolError::Untrusted`](resolve_engine::ToolError::Untrusted) carrying the message, and
+/// nothing runs.
+#[derive(Clone)]
+pub struct Gate(Arc<GateCheck>);
+
+/// What a [`Gate`] asks: `Err(message)` refuses the start.
+type GateCheck = dyn Fn(&Manifest) -> Result<(), String> + Send + Sync;
+
+impl Gate {
+    pub fn new(check: impl Fn(&Manifest) -> Result<(), String> + Send + Sync + 'static) -> Gate {
+        Gate(Arc::new(check))
+    }
+
+    pub fn check(&self, manifest: &Manifest) -> Result<(), String> {
+        (self.0)(manifest)
+    }
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Gate(..)")
     }
 }
 
@@ -83,11 +128,12 @@ pub struct Discovery {
     pub problems: Vec<LoadProblem>,
 }
 
-/// Every tool folder (`<dir>/<tool>/tool.json`) of `dirs`, in order; a folder without a
-/// valid manifest and a second tool of the same name are problems.
-pub fn discover(dirs: &[PathBuf]) -> Discovery {
+/// Every tool folder (`<dir>/<tool>/tool.json`) of `dirs`, in order, each manifest marked with
+/// its folder's source; a folder without a valid manifest and a second tool of the same name
+/// are problems.
+pub fn discover(dirs: &[(PathBuf, ToolSource)]) -> Discovery {
     let mut found = Discovery::default();
-    for dir in dirs {
+    for (dir, source) in dirs {
         let Ok(entries) = std::fs::read_dir(dir) else { continue };
         let mut folders: Vec<PathBuf> = entries
             .filter_map(Result::ok)
@@ -97,7 +143,8 @@ pub fn discover(dirs: &[PathBuf]) -> Discovery {
         folders.sort();
         for folder in folders {
             match Manifest::load(&folder) {
-                Ok(m) => {
+                Ok(mut m) => {
+                    m.source = *source;
                     if found.manifests.iter().any(|o| o.name == m.name) {
                         found.problems.push(LoadProblem {
                             file: m.file.clone(),
@@ -148,13 +195,13 @@ fn fingerprint(dir: &Path) -> u64 {
 /// (e.g. one without a pending-action store: a push there answers SPEC §6's message), and
 /// the load problems (name clashes among these tools only).
 pub fn make_tools(api: &CustomToolApi, config: &Config) -> (Vec<Arc<dyn Tool>>, Vec<LoadProblem>) {
-    let found = discover(&config.dirs);
+    let found = discover(&config.sources());
     let tools = found
         .manifests
         .into_iter()
         .map(|m| {
             let log = config.log_dir.join(format!("{}.log", m.name));
-            Arc::new(ExternalTool { runner: Runner::new(m, log, api.clone()) }) as Arc<dyn Tool>
+            Arc::new(ExternalTool { runner: Runner::new(m, log, api.clone(), config.gate.clone()) }) as Arc<dyn Tool>
         })
         .collect();
     (tools, found.problems)
@@ -231,7 +278,7 @@ impl ExternalTools {
     /// ones loaded. An action pushed by a replaced tool keeps the process that made it until
     /// it is decided.
     pub fn reload(&self, session: &Session) -> ReloadReport {
-        let found = discover(&self.inner.config.dirs);
+        let found = discover(&self.inner.config.sources());
         let mut state = lock(&self.inner.state);
         let mut report = ReloadReport::default();
         let mut kept = Vec::new();
@@ -261,7 +308,7 @@ impl ExternalTools {
             let fp = fingerprint(&manifest.dir);
             let mut made = None;
             let loaded = session.load(|api| {
-                let runner = Runner::new(manifest.clone(), log, api.clone());
+                let runner = Runner::new(manifest.clone(), log, api.clone(), self.inner.config.gate.clone());
                 made = Some(runner.clone());
                 vec![Arc::new(ExternalTool { runner }) as Arc<dyn Tool>]
             });
@@ -353,7 +400,7 @@ impl ExternalTools {
         })
         .map_err(|e| format!("cannot watch the tool folders: {e}"))?;
         let armed = Arc::new(Mutex::new(Armed { watcher, watched: Vec::new() }));
-        lock(&armed).arm(&self.inner.config.dirs)?;
+        lock(&armed).arm(&self.inner.config.watched_dirs())?;
         let tools = self.clone();
         let weak_armed = Arc::downgrade(&armed);
         std::thread::Builder::new()
@@ -364,7 +411,7 @@ impl ExternalTools {
                     while rx.recv_timeout(Duration::from_millis(150)).is_ok() {}
                     let Some(armed) = weak_armed.upgrade() else { break };
                     // A folder that appeared (or went) moves the watch.
-                    let _ = lock(&armed).arm(&tools.inner.config.dirs);
+                    let _ = lock(&armed).arm(&tools.inner.config.watched_dirs());
                     drop(armed);
                     let Some(session) = session.upgrade() else { break };
                     tools.reload(&session);

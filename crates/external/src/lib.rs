@@ -26,8 +26,8 @@ mod tool;
 
 pub use changes::sha256_hex;
 pub use host::{
-    default_log_dir, discover, make_tools, read_tail, user_tools_dir, Config, Discovery, ExternalTools, ReloadReport,
-    ToolWatcher, WORKSPACE_TOOLS_DIR,
+    default_log_dir, discover, make_tools, read_tail, user_tools_dir, Config, Discovery, ExternalTools, Gate,
+    ReloadReport, ToolWatcher, WORKSPACE_TOOLS_DIR,
 };
-pub use manifest::{LoadProblem, Manifest, Timeouts, MANIFEST_FILE};
+pub use manifest::{LoadProblem, Manifest, Timeouts, ToolSource, MANIFEST_FILE};
 pub use tool::{orphaned_message, ExternalTool};

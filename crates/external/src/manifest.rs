@@ -38,6 +38,17 @@ impl Default for Timeouts {
     }
 }
 
+/// Who put a tool where it was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolSource {
+    /// The user's own tools folder (`<config>/resolve-desk/tools`): the user's code.
+    #[default]
+    User,
+    /// The workspace's `.resolve/tools`: whoever wrote the repository. Its tools run only
+    /// once the person trusts the folder.
+    Workspace,
+}
+
 /// One external tool, as its manifest describes it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Manifest {
@@ -55,6 +66,8 @@ pub struct Manifest {
     pub dir: PathBuf,
     /// The manifest file itself.
     pub file: PathBuf,
+    /// Where it was found ([`discover`](crate::discover) sets it; [`ToolSource::User`] otherwise).
+    pub source: ToolSource,
 }
 
 /// A tool that could not be loaded: the file at fault and why (shown by the app and by
@@ -221,6 +234,7 @@ impl Manifest {
             timeouts,
             dir: dir.to_path_buf(),
             file: file.to_path_buf(),
+            source: ToolSource::User,
         })
     }
 }

@@ -13,6 +13,7 @@ use resolve_engine::{
 };
 use serde_json::{json, Value};
 
+use crate::host::Gate;
 use crate::manifest::Manifest;
 use crate::process::{CallError, Incoming, Process, Reply, INVALID_PARAMS, METHOD_NOT_FOUND, PUSH_FAILED};
 
@@ -41,11 +42,13 @@ pub(crate) struct Runner {
     live: Arc<Mutex<Vec<(String, u64)>>>,
     /// Bumped by every call, so an idle timer knows whether it is still idle.
     uses: AtomicU64,
+    /// Asked before every process start.
+    gate: Option<Gate>,
     me: Weak<Runner>,
 }
 
 impl Runner {
-    pub fn new(manifest: Manifest, log: PathBuf, api: CustomToolApi) -> Arc<Self> {
+    pub fn new(manifest: Manifest, log: PathBuf, api: CustomToolApi, gate: Option<Gate>) -> Arc<Self> {
         Arc::new_cyclic(|me| Runner {
             manifest: Arc::new(manifest),
             log,
@@ -54,6 +57,7 @@ impl Runner {
             generation: AtomicU64::new(0),
             live: Arc::new(Mutex::new(Vec::new())),
             uses: AtomicU64::new(0),
+            gate,
             me: me.clone(),
         })
     }
@@ -71,6 +75,9 @@ impl Runner {
     fn ensure(&self, slot: &mut Option<Arc<Process>>) -> Result<Arc<Process>, ToolError> {
         if let Some(p) = slot.as_ref().filter(|p| p.is_alive()) {
             return Ok(p.clone());
+        }
+        if let Some(gate) = &self.gate {
+            gate.check(&self.manifest).map_err(ToolError::Untrusted)?;
         }
         let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
         let live = self.live.clone();

@@ -58,6 +58,9 @@ pub mod commands {
     pub const LIST_NOTICES: &str = "list_notices";
     /// `{ id }`: the person closed a dismissible banner; returns the remaining list.
     pub const DISMISS_NOTICE: &str = "dismiss_notice";
+    /// `{ noticeId, actionId }`: the person clicked a banner's button
+    /// ([`crate::NoticeAction`]); returns the banners to show now.
+    pub const NOTICE_ACTION: &str = "notice_action";
     /// `{ reason }`: the person discards every pending action, top first, with `reason`
     /// (verbatim; a blank one is refused); returns each discard's text.
     pub const DISCARD_ALL: &str = "discard_all";
@@ -177,6 +180,9 @@ pub enum IpcErrorCode {
     Cancelled,
     /// The session was closed (another workspace was opened, or the window is closing).
     Closed,
+    /// A tool of a folder the person has not trusted: nothing ran (the message says how to
+    /// trust the folder).
+    Untrusted,
     Internal,
 }
 
@@ -199,6 +205,7 @@ impl IpcErrorCode {
             IpcErrorCode::Io => "io",
             IpcErrorCode::Cancelled => "cancelled",
             IpcErrorCode::Closed => "closed",
+            IpcErrorCode::Untrusted => "untrusted",
             IpcErrorCode::Internal => "internal",
         }
     }

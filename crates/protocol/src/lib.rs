@@ -54,7 +54,7 @@ pub use agent::{
 };
 pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, FileTexts, Hunk, RenameRow, RenameStatus};
 pub use ipc::{CloseRequested, EventBatch, IpcError, IpcErrorCode, QueueChanged, ShellEvent};
-pub use notice::{Notice, NoticeLevel};
+pub use notice::{Notice, NoticeAction, NoticeLevel};
 pub use partial::{FileReplacement, FileReplacements, LeaveOut};
 pub use queue::{ActionCounts, ActionKind, ActionStatus, ActionSummary, Proposal, QueueSnapshot, ToolCallInfo};
 pub use resolve::{

@@ -30,4 +30,23 @@ pub struct Notice {
     pub message: String,
     /// False while the condition lasts (e.g. the journal is still broken): no close button.
     pub dismissible: bool,
+    /// Lines to show as a list under the message, verbatim (e.g. each tool and the command it
+    /// would run).
+    #[serde(default)]
+    pub details: Vec<String>,
+    /// Buttons, in order; a click sends `notice_action { noticeId, actionId }`.
+    #[serde(default)]
+    pub actions: Vec<NoticeAction>,
+}
+
+/// A button of a banner. Its `id` is opaque to the UI: the backend puts in it what the person
+/// saw (e.g. the fingerprint of the tools they are asked to trust), so a click acts on exactly
+/// that.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct NoticeAction {
+    pub id: String,
+    pub label: String,
+    /// The suggested button (drawn as the main one).
+    pub primary: bool,
 }

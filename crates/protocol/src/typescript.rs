@@ -81,6 +81,7 @@ pub fn bindings() -> String {
     declaration::<AgentSettings>(&mut out);
     declaration::<NoticeLevel>(&mut out);
     declaration::<Notice>(&mut out);
+    declaration::<NoticeAction>(&mut out);
     declaration::<SincePreview>(&mut out);
     declaration::<UndoState>(&mut out);
     declaration::<UndoInfo>(&mut out);

@@ -110,6 +110,8 @@ export interface Backend {
   listNotices(): Promise<Notice[]>;
   /** Closes a dismissible banner; rejects (`invalidParams`) for one that stays while its problem lasts. */
   dismissNotice(id: string): Promise<Notice[]>;
+  /** A banner's button was clicked (e.g. "Trust this folder's tools", "Not now"); the banners to show now. Rejects with the backend's reason (e.g. the tools changed since they were shown). */
+  noticeAction(noticeId: string, actionId: string): Promise<Notice[]>;
   /** The whole list, whenever it changes. */
   onNoticesChanged(handler: (notices: Notice[]) => void): Promise<Unsubscribe>;
 

@@ -24,6 +24,16 @@ export class Notices {
     this.list = list;
   }
 
+  /** A banner's button: the backend acts and answers with the banners to show now. */
+  async act(noticeId: string, actionId: string): Promise<void> {
+    this.error = null;
+    try {
+      this.list = await this.backend.noticeAction(noticeId, actionId);
+    } catch (err) {
+      this.error = toBackendError(err).message;
+    }
+  }
+
   async dismiss(id: string): Promise<void> {
     this.error = null;
     try {

@@ -617,6 +617,20 @@ export class FakeBackend implements Backend {
     return structuredClone(this.notices);
   }
 
+  /** The buttons the fake knows: "Not now" puts the banner away; a trust button (`trust:…`) trusts and the banner goes. */
+  noticeActions: { noticeId: string; actionId: string }[] = [];
+
+  async noticeAction(noticeId: string, actionId: string): Promise<Notice[]> {
+    await this.delay();
+    const n = this.notices.find((x) => x.id === noticeId);
+    if (!n || !n.actions.some((a) => a.id === actionId)) {
+      throw new BackendError('invalidParams', `The banner \`${noticeId}\` has no button \`${actionId}\`; reload the window.`);
+    }
+    this.noticeActions.push({ noticeId, actionId });
+    this.setNotices(this.notices.filter((x) => x.id !== noticeId));
+    return structuredClone(this.notices);
+  }
+
   async onNoticesChanged(handler: (n: Notice[]) => void): Promise<Unsubscribe> {
     this.noticeListeners.add(handler);
     return () => this.noticeListeners.delete(handler);

@@ -48,7 +48,7 @@ impl Desk {
     }
 
     pub fn config(&self) -> Config {
-        Config { dirs: vec![self.tools_dir()], log_dir: self.logs.path().to_path_buf() }
+        Config { dirs: vec![self.tools_dir()], log_dir: self.logs.path().to_path_buf(), ..Config::default() }
     }
 
     /// Writes `<workspace>/.resolve/tools/<folder>/tool.json` (and extra files).

@@ -467,10 +467,11 @@ def factory(pi):
 
 
 async def test_an_external_tool_dropped_in_while_connected_is_announced_and_callable(workspace, tmp_path):
+    # The user's own tools folder: a folder's own tools (.resolve/tools) would need trust first.
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
     async with client(headless(workspace), env=env) as (session, notes, _init):
         assert "greet" not in await tool_names(session)
-        tool = workspace / ".resolve" / "tools" / "greet"
+        tool = tmp_path / "config" / "resolve-desk" / "tools" / "greet"
         tool.mkdir(parents=True)
         (tool / "tool.py").write_text(GREET_TOOL)
         manifest = {
@@ -487,3 +488,21 @@ async def test_an_external_tool_dropped_in_while_connected_is_announced_and_call
         assert text_of(result).startswith("previewed a greeting"), text_of(result)
         applied = await session.call_tool("resolve", {"action": "apply", "reason": "kind"})
         assert text_of(applied) == "greeted Ada: kind"
+
+
+async def test_a_folders_own_tool_is_refused_until_the_person_trusts_the_folder(workspace, tmp_path):
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    marker = tmp_path / "ran"
+    tool = workspace / ".resolve" / "tools" / "probe"
+    tool.mkdir(parents=True)
+    (tool / "tool.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    manifest = {"name": "probe", "label": "Probe", "description": "d", "parameters": {"type": "object"},
+                "command": sys.executable, "args": ["tool.py"]}
+    (tool / "tool.json").write_text(json.dumps(manifest))
+    async with client(headless(workspace), env=env) as (session, _notes, _init):
+        assert "probe" in await tool_names(session), "listed, so the agent learns why it cannot run"
+        result = await session.call_tool("probe", {})
+        assert result.is_error is True, text_of(result)
+        text = text_of(result)
+        assert "nothing was run" in text and "rdesk trust" in text, text
+        assert not marker.exists(), "the folder's tool never ran"

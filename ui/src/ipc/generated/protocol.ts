@@ -4,7 +4,7 @@
 /**
  * Why a command failed, as a stable machine-readable code.
  */
-export type IpcErrorCode = "noPendingAction" | "idMismatch" | "reasonRequired" | "stale" | "applyFailed" | "busy" | "invalidParams" | "unknownTool" | "unknownAction" | "unknownFile" | "pathOutsideWorkspace" | "notFound" | "io" | "cancelled" | "closed" | "internal";
+export type IpcErrorCode = "noPendingAction" | "idMismatch" | "reasonRequired" | "stale" | "applyFailed" | "busy" | "invalidParams" | "unknownTool" | "unknownAction" | "unknownFile" | "pathOutsideWorkspace" | "notFound" | "io" | "cancelled" | "closed" | "untrusted" | "internal";
 
 /**
  * The error half of every command's `Result`.
@@ -624,7 +624,27 @@ message: string,
 /**
  * False while the condition lasts (e.g. the journal is still broken): no close button.
  */
-dismissible: boolean, };
+dismissible: boolean, 
+/**
+ * Lines to show as a list under the message, verbatim (e.g. each tool and the command it
+ * would run).
+ */
+details: Array<string>, 
+/**
+ * Buttons, in order; a click sends `notice_action { noticeId, actionId }`.
+ */
+actions: Array<NoticeAction>, };
+
+/**
+ * A button of a banner. Its `id` is opaque to the UI: the backend puts in it what the person
+ * saw (e.g. the fingerprint of the tools they are asked to trust), so a click acts on exactly
+ * that.
+ */
+export type NoticeAction = { id: string, label: string, 
+/**
+ * The suggested button (drawn as the main one).
+ */
+primary: boolean, };
 
 /**
  * Returned by `get_since_preview`: the previewed content of `path` → the disk now.

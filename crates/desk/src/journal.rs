@@ -1,0 +1,45 @@
+//! The journal's part in an open desk: pending actions put back from an earlier session, and
+//! from then on every push mirrored and every decision (with its undo data) recorded.
+
+use std::sync::Arc;
+
+use resolve_engine::{HistoryEntry, Recovery, RestoreReport, Session};
+use resolve_journal::{Decision, Writer};
+
+/// Puts back the pending actions the journal keeps for the session's workspace, in order,
+/// re-checked against the disk; nothing is applied. SQLite blocks: run off the async workers,
+/// after the writes queued so far.
+pub async fn restore(session: &Arc<Session>, journal: &Arc<Writer>) -> Result<RestoreReport, String> {
+    let (s, w) = (session.clone(), journal.clone());
+    let restored = tokio::task::spawn_blocking(move || {
+        w.flush();
+        w.journal().restore_pending(&s)
+    })
+    .await;
+    match restored {
+        Ok(Ok(report)) => Ok(report),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(e) => Err(format!("the read failed: {e}")),
+    }
+}
+
+/// From now on every push is kept (and recorded) and every decision forgets it (closing or
+/// switching forgets nothing); every decision is recorded, with the undo data of an apply.
+/// Writes are queued on the journal's own thread, never made inside the call.
+pub fn mirror(session: &Arc<Session>, journal: &Arc<Writer>) {
+    let root = session.workspace().root().display().to_string();
+    session.store().set_persistence(journal.persistence(&root));
+    let journal = journal.clone();
+    session.observe(move |entry| {
+        let Some(h) = HistoryEntry::from_transcript(entry) else { return };
+        journal.record(Decision::of(&root, &h));
+        crate::undo::keep(&journal, &root, entry);
+    });
+}
+
+/// Journals an interrupted apply that opening `root` finished as a failed apply with the
+/// reason `interrupted` (never as applied). A record that was refused (not acted on) is not
+/// journalled: nothing happened.
+pub fn record_recovery(journal: &Writer, root: &str, recovery: &Recovery) {
+    journal.record(Decision::interrupted(root, recovery));
+}
