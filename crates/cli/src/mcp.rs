@@ -63,7 +63,12 @@ Without --headless, rdesk joins the Resolve Desk window that has --workspace ope
 socket only your user can open ($XDG_RUNTIME_DIR/resolve-desk/, no TCP port); if no window
 has it open, rdesk starts `resolve-desk DIR` (found beside rdesk, else on PATH; the
 RESOLVE_DESK_BIN variable overrides) and joins it once it is up. The agent's previews then
-wait in that window, and `resolve` returns the person's decision and reason.
+wait in that window, and `resolve` returns the person's decision and reason. Before sending
+anything, rdesk checks that the socket, its folder and the process listening on it are your
+user's; if any is another user's, it stops with an error (exit 1) and starts no desk.
+
+Incoming lines (one JSON-RPC message each) longer than RESOLVE_DESK_MCP_MAX_LINE_BYTES
+(default 16777216, 16 MiB) are dropped and answered with a -32600 error.
 
 With --headless --policy agent, rdesk runs a session of its own without a window; the
 agent's `resolve` applies or discards at once. (--headless with --policy human is refused:
@@ -115,19 +120,25 @@ pub async fn run(args: McpArgs) -> ExitCode {
         eprintln!("rdesk mcp: {e}");
         return ExitCode::from(2);
     }
-    if std::os::unix::net::UnixStream::connect(&path).is_err() {
-        if let Err(e) = start_desk(&root, args.policy, &path).await {
+    // Is a desk up? Checked (owner of the folder, of the socket, of the process listening)
+    // before anything is sent; something of another user there is refused, and no desk is
+    // started in its place.
+    let stream = match resolve_mcp::connect_checked(&path).await {
+        Ok(Some(stream)) => stream,
+        Ok(None) => match start_desk(&root, args.policy, &path).await {
+            Ok(stream) => stream,
+            Err(e) => {
+                eprintln!("rdesk mcp: {e}");
+                return ExitCode::from(1);
+            }
+        },
+        Err(e) => {
             eprintln!("rdesk mcp: {e}");
             return ExitCode::from(1);
         }
-    }
-    match resolve_mcp::bridge(&path, &root, tokio::io::stdin(), tokio::io::stdout()).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("rdesk mcp: {e}");
-            ExitCode::from(1)
-        }
-    }
+    };
+    resolve_mcp::bridge_stream(stream, &root, tokio::io::stdin(), tokio::io::stdout()).await;
+    ExitCode::SUCCESS
 }
 
 /// The desk a server opens (what it found told on stderr: stdout is the MCP protocol).
@@ -155,8 +166,8 @@ fn desk_binary() -> PathBuf {
 }
 
 /// Starts `resolve-desk ROOT` detached (own session, stdio to /dev/null) and waits until its
-/// socket accepts connections.
-async fn start_desk(root: &Path, policy: Option<Policy>, socket: &Path) -> Result<(), String> {
+/// socket accepts connections; returns that (checked) connection.
+async fn start_desk(root: &Path, policy: Option<Policy>, socket: &Path) -> Result<tokio::net::UnixStream, String> {
     use std::os::unix::process::CommandExt;
     let bin = desk_binary();
     let mut cmd = std::process::Command::new(&bin);
@@ -181,10 +192,15 @@ async fn start_desk(root: &Path, policy: Option<Policy>, socket: &Path) -> Resul
     })?;
     let deadline = Instant::now() + START_TIMEOUT;
     loop {
-        if std::os::unix::net::UnixStream::connect(socket).is_ok() {
-            // The child keeps running on its own; reap it in the background if it exits early.
-            std::thread::spawn(move || child.wait());
-            return Ok(());
+        match resolve_mcp::connect_checked(socket).await {
+            Ok(Some(stream)) => {
+                // The child keeps running on its own; reap it in the background if it exits early.
+                std::thread::spawn(move || child.wait());
+                return Ok(stream);
+            }
+            Ok(None) => {}
+            // Another user's socket appeared meanwhile: never talk to it.
+            Err(e) => return Err(e.to_string()),
         }
         if let Ok(Some(status)) = child.try_wait() {
             return Err(format!(

@@ -29,6 +29,8 @@ pub struct ToolSpec {
     pub description: String,
     pub parameters: Value,
     pub hidden: bool,
+    /// [`Tool::preview_only`]: the desk guarantees that a call writes nothing.
+    pub preview_only: bool,
 }
 
 struct Entry {
@@ -90,6 +92,7 @@ impl ToolRegistry {
                 description: e.tool.description().to_string(),
                 parameters: e.tool.parameters(),
                 hidden: e.tool.hidden(),
+                preview_only: e.tool.preview_only(),
             })
             .collect()
     }
@@ -233,6 +236,43 @@ mod tests {
         assert!(reg.validate("a", &json!({})).is_err(), "a removed tool is unknown");
         reg.register(Arc::new(Echo("a"))).unwrap();
         assert_eq!(reg.names(), vec!["b", "a"]);
+    }
+
+    struct Preview;
+
+    #[async_trait]
+    impl Tool for Preview {
+        fn name(&self) -> &str {
+            "preview"
+        }
+        fn label(&self) -> &str {
+            "Preview"
+        }
+        fn description(&self) -> &str {
+            "previews"
+        }
+        fn parameters(&self) -> Value {
+            json!({"type": "object"})
+        }
+        fn preview_only(&self) -> bool {
+            true
+        }
+        async fn execute(&self, _ctx: ToolContext, _params: Value) -> Result<ToolResult, ToolError> {
+            Ok(ToolResult::text("ok"))
+        }
+    }
+
+    #[test]
+    fn a_spec_is_preview_only_only_when_its_tool_says_so() {
+        let mut reg = ToolRegistry::new();
+        reg.register(Arc::new(Echo("echo"))).unwrap();
+        reg.register(Arc::new(Preview)).unwrap();
+        let specs: Vec<(String, bool)> = reg.specs().into_iter().map(|s| (s.name, s.preview_only)).collect();
+        assert_eq!(
+            specs,
+            vec![("echo".to_string(), false), ("preview".to_string(), true)],
+            "a tool that does not claim it is not preview-only (the default)"
+        );
     }
 
     #[test]

@@ -272,7 +272,8 @@ impl ToolContext {
 }
 
 /// A tool an agent or a person can call. Two things are required besides the description:
-/// the JSON Schema of the parameters and `execute`; `hidden` defaults to false.
+/// the JSON Schema of the parameters and `execute`; `hidden` and `preview_only` default to
+/// false.
 #[async_trait]
 pub trait Tool: Send + Sync {
     /// Unique name (what the model calls), e.g. `ast_edit`.
@@ -293,6 +294,15 @@ pub trait Tool: Send + Sync {
     }
     /// Hidden tools are not offered to the model by default (see `Session::offered_tools`).
     fn hidden(&self) -> bool {
+        false
+    }
+    /// True only for a tool whose `execute` the desk itself guarantees to write nothing: code
+    /// built into the desk that reads the workspace and proposes a change set (a pending
+    /// action), never writing a file or starting a program. MCP announces such a tool
+    /// `readOnlyHint` (clients may run it without asking); every other tool is announced as
+    /// one that may change anything. The default is `false`: an external tool is a program that
+    /// can do anything in its `execute`, whatever its manifest says, so it never claims this.
+    fn preview_only(&self) -> bool {
         false
     }
     /// Runs the tool. Parameters have already passed `check_params` and `parameters()`.

@@ -12,11 +12,17 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::net::UnixStream;
 use tokio::sync::Mutex;
 
+use crate::lines::{self, Line, LineReader};
+use crate::socket::{connect_checked, SocketError};
+
 /// Why the bridge could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum BridgeError {
-    #[error("cannot connect to the desk's socket {path}: {source}")]
-    Connect { path: PathBuf, source: std::io::Error },
+    /// The socket is not this user's desk, or cannot be reached (see [`connect_checked`]).
+    #[error(transparent)]
+    Socket(#[from] SocketError),
+    #[error("no Resolve Desk serves {path}: start `resolve-desk` on the workspace, then try again.")]
+    NoDesk { path: PathBuf },
 }
 
 /// What a client hears once the desk for `workspace` has closed.
@@ -66,15 +72,28 @@ async fn send_closed_reply<W: AsyncWrite + Unpin>(writer: &Mutex<W>, line: &[u8]
 }
 
 /// Pipes `reader`/`writer` (the agent's stdio) to the socket at `path`, line by line, until the
-/// agent's input ends. Every request gets exactly one answer: the desk's, or — when the desk
-/// closes or dies first — the bridge's closed-desk answer (nothing was applied).
+/// agent's input ends. The socket is checked first ([`connect_checked`]): nothing of the
+/// agent's is sent unless it is this user's desk. Every request gets exactly one answer: the
+/// desk's, or — when the desk closes or dies first — the bridge's closed-desk answer (nothing
+/// was applied).
 pub async fn bridge<R, W>(path: &Path, workspace: &Path, reader: R, writer: W) -> Result<(), BridgeError>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let stream =
-        UnixStream::connect(path).await.map_err(|source| BridgeError::Connect { path: path.into(), source })?;
+    let stream = connect_checked(path).await?.ok_or_else(|| BridgeError::NoDesk { path: path.into() })?;
+    bridge_stream(stream, workspace, reader, writer).await;
+    Ok(())
+}
+
+/// [`bridge`] on a connection [`connect_checked`] gave. An agent line longer than
+/// [`lines::max_line_bytes`] is not forwarded: the bridge answers it with a `-32600` error.
+pub async fn bridge_stream<R, W>(stream: UnixStream, workspace: &Path, reader: R, writer: W)
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let limit = lines::max_line_bytes();
     let (from_desk, mut to_desk) = stream.into_split();
     let writer = Arc::new(Mutex::new(writer));
     let in_flight = Arc::new(std::sync::Mutex::new(InFlight::default()));
@@ -109,25 +128,34 @@ where
         }
     });
 
-    let mut reader = BufReader::new(reader);
-    let mut line = Vec::new();
+    let mut reader = LineReader::new(reader, limit);
     let mut desk_open = true;
     loop {
-        line.clear();
+        // `LineReader::next` is cancel-safe: a line half read when the desk goes stays read.
         let read = if desk_open {
             tokio::select! {
-                r = reader.read_until(b'\n', &mut line) => r,
+                r = reader.next() => r,
                 _ = &mut outward => {
                     desk_open = false;
                     continue;
                 }
             }
         } else {
-            reader.read_until(b'\n', &mut line).await
+            reader.next().await
         };
-        match read {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
+        let mut line = match read {
+            Ok(Line::End) | Err(_) => break,
+            Ok(Line::Whole(line)) => line,
+            Ok(Line::TooLong { bytes }) => {
+                // Never forwarded: the desk would refuse it too, and it costs both memory.
+                if !send(&writer, format!("{}\n", lines::too_long_error(bytes, limit)).as_bytes()).await {
+                    break;
+                }
+                continue;
+            }
+        };
+        if !line.ends_with(b"\n") {
+            line.push(b'\n');
         }
         let forwarded = {
             let mut flight = lock(&in_flight);
@@ -154,7 +182,6 @@ where
     if desk_open {
         let _ = outward.await;
     }
-    Ok(())
 }
 
 fn lock(m: &std::sync::Mutex<InFlight>) -> std::sync::MutexGuard<'_, InFlight> {
@@ -205,6 +232,8 @@ mod tests {
     #[tokio::test]
     async fn a_call_in_flight_when_the_desk_dies_gets_the_closed_desk_answer() {
         let dir = tempfile::tempdir().unwrap();
+        // A private folder: the bridge refuses a socket in a folder others can enter.
+        std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
         let sock = dir.path().join("desk.sock");
         let listener = tokio::net::UnixListener::bind(&sock).unwrap();
         let desk = tokio::spawn(async move {
@@ -230,6 +259,9 @@ mod tests {
         agent_in.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n").await.unwrap();
         let mut line = String::new();
         answers.read_line(&mut line).await.unwrap();
+        if line.is_empty() {
+            panic!("the bridge ended: {:?}", bridge.await);
+        }
         assert_eq!(serde_json::from_str::<Value>(&line).unwrap()["id"], 1, "the desk's own answer passes through");
         agent_in
             .write_all(

@@ -12,25 +12,42 @@
 //!
 //! What the agent sees:
 //! - `tools/list`: the session's offered tools (visible ones, plus `resolve` only while
-//!   actions are pending) with their JSON Schemas; previews are annotated `readOnlyHint`,
-//!   `resolve` `destructiveHint`. A change of that list sends `notifications/tools/list_changed`.
+//!   actions are pending) with their JSON Schemas. Only a tool the desk guarantees to write
+//!   nothing (`Tool::preview_only`: the built-in `ast_edit` and `batch_rename_preview`) is
+//!   annotated `readOnlyHint` and described as writing nothing; every other tool — `resolve`,
+//!   and any external tool, a program that can do anything — is `destructiveHint` and
+//!   `openWorldHint`. A change of that list sends `notifications/tools/list_changed`.
 //! - `tools/call`: the tool's text as text content, its details as `structuredContent`,
 //!   `isError` for error results (bad parameters are tool errors, never protocol errors);
 //!   a call that pushed a preview ends with the SPEC §7 reminder.
 //! - cancellation (`notifications/cancelled`) cancels the call's token; progress reported by
 //!   a tool (e.g. a `resolve` waiting for the person) becomes `notifications/progress` when
-//!   the request carried a `progressToken`.
+//!   the request carried a `progressToken`, at most one per [`PROGRESS_EVERY`] (the latest
+//!   report each time, the last one always, before the answer).
 //! - a line that is not JSON is answered with a JSON-RPC parse error (`-32700`, id null)
-//!   and the server keeps going; JSON that is not a JSON-RPC message gets `-32600`.
+//!   and the server keeps going; JSON that is not a JSON-RPC message gets `-32600`, and so
+//!   does a line longer than [`max_line_bytes`] (16 MiB unless [`MAX_LINE_BYTES_VAR`] says
+//!   otherwise), which is read on in chunks and dropped, never held whole.
+//!
+//! Who is at the other end of the socket is checked on both ends before a byte is sent: the
+//! desk serves only connections from its own user (`SO_PEERCRED`), and [`connect_checked`]
+//! (used by [`bridge`] and `rdesk mcp`) refuses a socket or folder of another user, or a
+//! listener running as another user.
 
 mod bridge;
 mod lines;
+mod progress;
 mod server;
 mod socket;
 
-pub use bridge::{bridge, closed_desk_message, BridgeError};
+pub use bridge::{bridge, bridge_stream, closed_desk_message, BridgeError};
+pub use lines::{max_line_bytes, DEFAULT_MAX_LINE_BYTES, MAX_LINE_BYTES_VAR};
+pub use progress::PROGRESS_EVERY;
 pub use server::{serve, serve_until, DeskServer, ServeError};
-pub use socket::{check_socket_path, listen, runtime_dir, socket_path, SocketError, SocketServer, MAX_SOCKET_PATH};
+pub use socket::{
+    check_socket_path, connect_checked, listen, runtime_dir, socket_path, socket_path_in, SocketError, SocketServer,
+    MAX_SOCKET_PATH,
+};
 
 /// Closes `session` for every client (`Session::close`): waiting resolves end with a
 /// `closed` error, nothing is applied, later calls say the desk is closed.

@@ -4,13 +4,12 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use resolve_engine::{
-    tool::ProgressSink, Actor, Progress, Session, ToolContext, ToolResult, ToolSpec, PREVIEW_REMINDER,
-    RESOLVE_TOOL_NAME,
+    tool::ProgressSink, Actor, Session, ToolContext, ToolResult, ToolSpec, PREVIEW_REMINDER, RESOLVE_TOOL_NAME,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeRequestParams,
-    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams, ProgressToken, ProtocolVersion,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
@@ -20,6 +19,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
 use crate::lines;
+use crate::progress::ProgressRelay;
 
 /// Why a connection could not be served.
 #[derive(Debug, thiserror::Error)]
@@ -55,50 +55,36 @@ impl DeskServer {
             _ => JsonObject::new(),
         };
         schema.entry("type").or_insert_with(|| Value::String("object".into()));
-        let is_resolve = spec.name == RESOLVE_TOOL_NAME;
-        // Tools propose, the change set writes: every tool but `resolve` only computes a
-        // preview and pushes a pending action; nothing is written until it is resolved.
+        // Only a preview the desk itself guarantees to write nothing (`Tool::preview_only`: the
+        // built-in `ast_edit` and `batch_rename_preview`) is announced read-only; clients may
+        // run such a tool without asking. Every other tool — `resolve`, and any external tool,
+        // a program that can do anything in its `execute` — is announced as one that may
+        // change anything, reach outside the workspace, and destroy.
+        let read_only = spec.preview_only && spec.name != RESOLVE_TOOL_NAME;
         let annotations = ToolAnnotations::with_title(spec.label.clone())
-            .read_only(!is_resolve)
-            .destructive(is_resolve)
-            .open_world(false);
-        let description = if is_resolve {
-            spec.description.clone()
-        } else {
+            .read_only(read_only)
+            .destructive(!read_only)
+            .open_world(!read_only);
+        let description = if read_only {
             format!(
                 "{} (Writes nothing: it shows a preview and queues a pending action for review; call `resolve` afterwards.)",
                 spec.description.trim_end()
             )
+        } else {
+            spec.description.clone()
         };
         Tool::new(spec.name.clone(), description, Arc::new(schema))
             .with_title(spec.label.clone())
             .with_annotations(annotations)
     }
 
-    fn progress_sink(&self, context: &RequestContext<RoleServer>) -> Option<ProgressSink> {
+    /// The relay of the call's progress to the client, when the request asked for progress.
+    fn progress_relay(context: &RequestContext<RoleServer>) -> Option<ProgressRelay> {
         let token: ProgressToken = context.meta.get_progress_token()?;
         let peer = context.peer.clone();
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
-        tokio::spawn(async move {
-            let mut last = 0.0_f64;
-            while let Some(p) = rx.recv().await {
-                // MCP wants progress to increase with every notification.
-                let value = (p.done as f64).max(last + 1.0);
-                last = value;
-                let mut param = ProgressNotificationParam::new(token.clone(), value);
-                if let Some(total) = p.total {
-                    param = param.with_total((total as f64).max(value));
-                }
-                if let Some(message) = p.message {
-                    param = param.with_message(message);
-                }
-                if peer.notify_progress(param).await.is_err() {
-                    break;
-                }
-            }
-        });
-        Some(Arc::new(move |_call_id: &str, p: Progress| {
-            let _ = tx.send(p);
+        Some(ProgressRelay::start(token, move |param| {
+            let peer = peer.clone();
+            async move { peer.notify_progress(param).await.is_ok() }
         }))
     }
 
@@ -143,10 +129,11 @@ fn to_call_tool_result(result: &ToolResult, pushed: bool) -> CallToolResult {
     out
 }
 
-const INSTRUCTIONS: &str = "Resolve Desk: the tools here never write files. Each one computes a preview and queues a \
-pending action; call `resolve` (offered while actions are pending) to apply or discard the top one, with a reason. \
-When the person decides (the default), `resolve` waits until they apply or discard it in the Resolve Desk window \
-and returns their decision and reason.";
+const INSTRUCTIONS: &str = "Resolve Desk: each tool computes a preview and queues a pending action; call `resolve` \
+(offered while actions are pending) to apply or discard the top one, with a reason. The tools annotated read-only (the \
+built-in previews) write nothing; any other tool but `resolve` is a program added for this workspace or user, which may \
+do more than preview. When the person decides (the default), `resolve` waits until they apply or discard it in the \
+Resolve Desk window and returns their decision and reason.";
 
 impl ServerHandler for DeskServer {
     fn get_info(&self) -> ServerConfig {
@@ -189,8 +176,13 @@ impl ServerHandler for DeskServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let progress = self.progress_sink(&context);
-        let result = self.call(&request.name, args, context.ct.clone(), progress).await;
+        let progress = Self::progress_relay(&context);
+        let result =
+            self.call(&request.name, args, context.ct.clone(), progress.as_ref().map(ProgressRelay::sink)).await;
+        // The last report goes before the answer.
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
         Ok(result.into())
     }
 }
@@ -216,7 +208,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (rx, tx, pump) = lines::checked(reader, writer);
+    let (rx, tx, pump) = lines::checked(reader, writer, lines::max_line_bytes());
     let mut events = session.store().subscribe();
     let mut offered_resolve = session.store().has_pending();
     let server = DeskServer::new(session.clone());
@@ -263,4 +255,41 @@ where
     // Let the output pump flush what the service wrote last.
     let _ = pump.await;
     outcome.map(|_| ()).map_err(|e| ServeError::Join(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn spec(name: &str, preview_only: bool) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            label: name.into(),
+            description: "Does it.".into(),
+            parameters: json!({"type": "object"}),
+            hidden: false,
+            preview_only,
+        }
+    }
+
+    #[test]
+    fn only_a_preview_only_tool_is_announced_read_only_and_as_writing_nothing() {
+        let preview = DeskServer::mcp_tool(&spec("ast_edit", true));
+        let a = preview.annotations.clone().unwrap();
+        assert_eq!((a.read_only_hint, a.destructive_hint, a.open_world_hint), (Some(true), Some(false), Some(false)));
+        assert!(preview.description.unwrap().starts_with("Does it. (Writes nothing:"));
+
+        for other in [spec("external_tool", false), spec(RESOLVE_TOOL_NAME, true)] {
+            let tool = DeskServer::mcp_tool(&other);
+            let a = tool.annotations.clone().unwrap();
+            assert_eq!(
+                (a.read_only_hint, a.destructive_hint, a.open_world_hint),
+                (Some(false), Some(true), Some(true)),
+                "{} may change anything",
+                other.name
+            );
+            assert_eq!(tool.description.as_deref(), Some("Does it."), "no claim to write nothing");
+        }
+    }
 }

@@ -5,14 +5,19 @@
 //! every `rdesk mcp --workspace DIR` finds the window that has DIR open. The folder is 0700 and
 //! the socket 0600 (only the same user can connect; no TCP port); a folder owned by someone
 //! else, or open to others, is refused.
+//!
+//! Both ends check who is at the other end before a byte is sent: the desk serves a connection
+//! only when its peer (`SO_PEERCRED`) runs as the desk's own user, and [`connect_checked`]
+//! (what `rdesk mcp` uses) connects only to a socket owned by its user in a private folder of
+//! its user, and keeps the connection only when the listening process runs as its user.
 
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use resolve_engine::Session;
-use tokio::net::UnixListener;
+use tokio::net::{UnixListener, UnixStream};
 use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 
@@ -35,6 +40,13 @@ pub enum SocketError {
         "the socket path {0} is longer than the {MAX_SOCKET_PATH} bytes a Unix socket allows; set XDG_RUNTIME_DIR to a shorter folder (owned by you, mode 0700) and try again."
     )]
     PathTooLong(PathBuf),
+    /// What is at a desk's socket path is not this user's desk: nothing was sent to it.
+    #[error(
+        "refusing the desk socket {path}: {problem}. Nothing was sent to it: another user may have put it there to read your agent's calls and answer them. Remove it if it is yours to remove (or ask an administrator), or set XDG_RUNTIME_DIR to a folder owned by you with mode 0700, then try again."
+    )]
+    NotYours { path: PathBuf, problem: String },
+    #[error("cannot connect to the desk's socket {path}: {source}")]
+    Connect { path: PathBuf, source: std::io::Error },
 }
 
 /// The longest socket path Linux accepts (`sun_path` is 108 bytes with its NUL).
@@ -53,6 +65,12 @@ fn uid() -> u32 {
     unsafe { libc::getuid() }
 }
 
+/// The user files and sockets are created as, and the only one allowed at the other end.
+fn euid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
 /// The folder the sockets live in (not created by this call).
 pub fn runtime_dir() -> PathBuf {
     match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty() && Path::new(d).is_absolute()) {
@@ -63,9 +81,14 @@ pub fn runtime_dir() -> PathBuf {
 
 /// The socket of the desk that has `root` open.
 pub fn socket_path(root: &Path) -> PathBuf {
+    socket_path_in(&runtime_dir(), root)
+}
+
+/// The socket of the desk that has `root` open, in the socket folder `dir` (see [`runtime_dir`]).
+pub fn socket_path_in(dir: &Path, root: &Path) -> PathBuf {
     let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let hash = blake3::hash(canonical.as_os_str().as_encoded_bytes()).to_hex();
-    runtime_dir().join(format!("{}.sock", &hash[..24]))
+    dir.join(format!("{}.sock", &hash[..24]))
 }
 
 /// Creates `dir` 0700 if missing; refuses it unless it is a real folder owned by this user
@@ -80,17 +103,84 @@ pub(crate) fn ensure_private_dir(dir: &Path) -> Result<(), SocketError> {
         Err(source) => return Err(SocketError::CreateDir { path: dir.into(), source }),
     }
     let meta = std::fs::symlink_metadata(dir).map_err(|source| SocketError::CreateDir { path: dir.into(), source })?;
-    let unsafe_dir = |problem: String| SocketError::UnsafeDir { path: dir.into(), problem };
+    private_dir_problem(&meta).map_or(Ok(()), |problem| Err(SocketError::UnsafeDir { path: dir.into(), problem }))
+}
+
+/// Why a folder (its `symlink_metadata`) is not a private folder of this user, if it is not.
+fn private_dir_problem(meta: &std::fs::Metadata) -> Option<String> {
     if !meta.file_type().is_dir() {
-        return Err(unsafe_dir("it is not a folder (a file or a symbolic link is in its place)".into()));
+        return Some("it is not a folder (a file or a symbolic link is in its place)".into());
     }
-    if meta.uid() != uid() {
-        return Err(unsafe_dir(format!("it belongs to user id {}, not to you ({})", meta.uid(), uid())));
+    if meta.uid() != euid() {
+        return Some(format!("it belongs to user id {}, not to you (user id {})", meta.uid(), euid()));
     }
     if meta.mode() & 0o077 != 0 {
-        return Err(unsafe_dir(format!("its mode is {:o}, open to other users", meta.mode() & 0o777)));
+        return Some(format!("its mode is {:o}, open to other users (it must be 0700)", meta.mode() & 0o777));
     }
-    Ok(())
+    None
+}
+
+/// Connects to the desk socket at `path`, checking who is there before anything is sent:
+/// its folder must be a real folder owned by this user with no access for others, the socket
+/// must be a socket owned by this user, and the process listening on it must run as this user
+/// (`SO_PEERCRED`). `Ok(None)` when no desk is there (no folder, no socket, or a socket a
+/// crashed desk left behind, which refuses connections); [`SocketError::NotYours`] when
+/// something of another user is there (then nothing must be started in its place either).
+pub async fn connect_checked(path: &Path) -> Result<Option<UnixStream>, SocketError> {
+    check_socket_path(path)?;
+    let not_yours = |problem: String| SocketError::NotYours { path: path.into(), problem };
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) => {
+            if let Some(problem) = private_dir_problem(&meta) {
+                return Err(not_yours(format!("its folder {}: {problem}", dir.display())));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(SocketError::Connect { path: path.into(), source }),
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) => {
+            if !meta.file_type().is_socket() {
+                return Err(not_yours("it is not a socket (a file or a symbolic link is in its place)".into()));
+            }
+            if meta.uid() != euid() {
+                return Err(not_yours(format!(
+                    "it belongs to user id {}, not to you (user id {})",
+                    meta.uid(),
+                    euid()
+                )));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(SocketError::Connect { path: path.into(), source }),
+    }
+    let stream = match UnixStream::connect(path).await {
+        Ok(stream) => stream,
+        // A socket left behind by a desk that crashed (or one just removed).
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::NotFound) => {
+            return Ok(None)
+        }
+        Err(source) => return Err(SocketError::Connect { path: path.into(), source }),
+    };
+    match peer_problem(&stream) {
+        None => Ok(Some(stream)),
+        Some(problem) => Err(not_yours(format!("the process listening on it {problem}"))),
+    }
+}
+
+/// Why the process at the other end of `stream` is not this user's, if it is not.
+fn peer_problem(stream: &UnixStream) -> Option<String> {
+    match stream.peer_cred() {
+        Ok(cred) if cred.uid() == euid() => None,
+        Ok(cred) => Some(format!(
+            "runs as user id {}{}, not as you (user id {})",
+            cred.uid(),
+            cred.pid().map(|pid| format!(" (pid {pid})")).unwrap_or_default(),
+            euid()
+        )),
+        Err(e) => Some(format!("cannot be identified ({e})")),
+    }
 }
 
 /// A running socket server. Closing it (or dropping it) stops accepting and removes the
@@ -122,17 +212,25 @@ pub fn listen(path: &Path, session: Arc<Session>) -> Result<SocketServer, Socket
         .map_err(|source| SocketError::Bind { path: path.into(), source })?;
     let meta = std::fs::symlink_metadata(path).map_err(|source| SocketError::Bind { path: path.into(), source })?;
     let shutdown = CancellationToken::new();
-    let accept = tokio::spawn(accept_loop(listener, session.clone(), shutdown.clone()));
+    let accept = tokio::spawn(accept_loop(listener, path.into(), session.clone(), shutdown.clone()));
     Ok(SocketServer { path: path.into(), inode: (meta.dev(), meta.ino()), session, shutdown, accept: Some(accept) })
 }
 
-async fn accept_loop(listener: UnixListener, session: Arc<Session>, shutdown: CancellationToken) {
+async fn accept_loop(listener: UnixListener, path: PathBuf, session: Arc<Session>, shutdown: CancellationToken) {
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
+                    // Only this user's processes are served; anyone else is closed on unread.
+                    if let Some(problem) = peer_problem(&stream) {
+                        eprintln!(
+                            "resolve-desk: refused a connection to the MCP socket {}: the connecting process {problem}; nothing was read from it or sent to it.",
+                            path.display()
+                        );
+                        continue;
+                    }
                     let (r, w) = stream.into_split();
                     connections.spawn(serve_until(session.clone(), r, w, shutdown.child_token()));
                 }
@@ -218,6 +316,62 @@ mod tests {
         std::fs::set_permissions(&sockets, std::fs::Permissions::from_mode(0o755)).unwrap();
         let err = ensure_private_dir(&sockets).unwrap_err().to_string();
         assert!(err.contains("755") && err.contains("0700"), "{err}");
+    }
+
+    /// A private socket folder in a temp dir, and the path of a socket in it.
+    fn private_socket() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let sockets = dir.path().join("resolve-desk");
+        ensure_private_dir(&sockets).unwrap();
+        (dir, sockets.join("desk.sock"))
+    }
+
+    #[tokio::test]
+    async fn no_folder_or_no_socket_means_no_desk() {
+        let (dir, sock) = private_socket();
+        assert!(connect_checked(&sock).await.unwrap().is_none(), "no socket");
+        assert!(connect_checked(&dir.path().join("missing/desk.sock")).await.unwrap().is_none(), "no folder");
+    }
+
+    #[tokio::test]
+    async fn a_socket_left_by_a_crashed_desk_means_no_desk() {
+        let (_dir, sock) = private_socket();
+        drop(std::os::unix::net::UnixListener::bind(&sock).unwrap());
+        assert!(sock.exists(), "the socket file stays after its listener is gone");
+        assert!(connect_checked(&sock).await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn a_desk_of_this_user_in_a_private_folder_is_connected() {
+        let (_dir, sock) = private_socket();
+        let listener = UnixListener::bind(&sock).unwrap();
+        let stream = connect_checked(&sock).await.unwrap();
+        assert!(stream.is_some(), "our own listener is accepted");
+        let (_accepted, _) = listener.accept().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_socket_in_a_folder_open_to_others_is_refused_before_connecting() {
+        let (_dir, sock) = private_socket();
+        let listener = UnixListener::bind(&sock).unwrap();
+        let folder = sock.parent().unwrap();
+        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = connect_checked(&sock).await.unwrap_err().to_string();
+        assert!(
+            err.contains(&sock.display().to_string()) && err.contains("777") && err.contains("Nothing was sent"),
+            "{err}"
+        );
+        // Nobody connected.
+        let accepted = tokio::time::timeout(Duration::from_millis(0), listener.accept()).await;
+        assert!(accepted.is_err(), "no connection was made");
+    }
+
+    #[tokio::test]
+    async fn a_file_in_place_of_the_socket_is_refused() {
+        let (_dir, sock) = private_socket();
+        std::fs::write(&sock, "").unwrap();
+        let err = connect_checked(&sock).await.unwrap_err().to_string();
+        assert!(err.contains("not a socket") && err.contains(&sock.display().to_string()), "{err}");
     }
 
     #[test]

@@ -101,6 +101,11 @@ impl Tool for AstEditTool {
         "AST Edit"
     }
 
+    /// It reads the workspace and proposes a change set; it never writes a file itself.
+    fn preview_only(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> &str {
         "Structural search-and-replace with ast-grep patterns over files of the workspace. \
          Shows a preview (per-file counts and unified diffs) and pushes a pending action; \

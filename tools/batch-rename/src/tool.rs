@@ -119,6 +119,11 @@ impl Tool for BatchRenamePreview {
         "Batch rename"
     }
 
+    /// It reads the workspace and proposes a change set; it never writes a file itself.
+    fn preview_only(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> &str {
         "Preview renaming many files at once. Each selected file's name (not its folder) is matched \
          against the regular expression `find`; every match is replaced by `replace` ($1 or ${name} insert \

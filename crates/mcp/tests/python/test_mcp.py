@@ -107,6 +107,11 @@ async def test_tools_are_listed_without_resolve_and_previews_are_read_only(works
         assert "ops" in edit.input_schema["properties"]
         assert edit.annotations.read_only_hint is True
         assert edit.annotations.destructive_hint is False
+        rename = tools["batch_rename_preview"]
+        assert rename.annotations.read_only_hint is True
+        assert rename.annotations.destructive_hint is False
+        for preview in (edit, rename):
+            assert "(Writes nothing:" in preview.description, preview.description
 
 
 async def test_preview_writes_nothing_ends_with_the_reminder_and_offers_resolve(workspace):
@@ -257,6 +262,82 @@ def test_malformed_json_rpc_is_answered_and_the_server_stays_up(workspace):
         assert proc.wait(timeout=20) == 0
 
 
+class Raw:
+    """A client writing JSON-RPC lines itself (what no SDK would send)."""
+
+    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            [RDESK, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        )
+
+    def send_bytes(self, line: bytes) -> None:
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+
+    def send(self, obj) -> None:
+        self.send_bytes(json.dumps(obj).encode())
+
+    def receive(self) -> dict:
+        line = self.proc.stdout.readline()
+        assert line, f"the server closed its output; stderr: {self.proc.stderr.read().decode()}"
+        return json.loads(line)
+
+    def initialize(self) -> None:
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+            }
+        )
+        assert self.receive()["result"]["serverInfo"]["name"] == "resolve-desk"
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def close(self) -> int:
+        self.proc.stdin.close()
+        return self.proc.wait(timeout=20)
+
+
+def assert_a_long_line_is_refused_and_the_next_is_served(raw: Raw, limit: int) -> None:
+    raw.initialize()
+    padding = "x" * (limit * 3)
+    line = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"pad": padding}}).encode()
+    raw.send_bytes(line)
+    refused = raw.receive()
+    assert refused["id"] is None
+    assert refused["error"]["code"] == -32600
+    message = refused["error"]["message"]
+    assert f"{len(line)} bytes" in message and f"limit of {limit} bytes" in message, message
+    assert "RESOLVE_DESK_MCP_MAX_LINE_BYTES" in message, message
+    raw.send({"jsonrpc": "2.0", "id": 3, "method": "ping"})
+    assert raw.receive() == {"jsonrpc": "2.0", "id": 3, "result": {}}
+
+
+def test_a_line_over_the_limit_is_refused_by_size_and_the_server_keeps_serving(workspace):
+    env = {**os.environ, "RESOLVE_DESK_MCP_MAX_LINE_BYTES": "4096"}
+    raw = Raw(headless(workspace), env)
+    try:
+        assert_a_long_line_is_refused_and_the_next_is_served(raw, 4096)
+    finally:
+        assert raw.close() == 0
+
+
+def test_a_line_over_the_default_limit_of_16_mib_is_refused(workspace):
+    env = {k: v for k, v in os.environ.items() if k != "RESOLVE_DESK_MCP_MAX_LINE_BYTES"}
+    raw = Raw(headless(workspace), env)
+    try:
+        raw.initialize()
+        raw.send_bytes(b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"' + b"x" * (17 << 20) + b'"}}')
+        refused = raw.receive()
+        assert refused["error"]["code"] == -32600
+        assert "limit of 16777216 bytes" in refused["error"]["message"], refused
+        raw.send({"jsonrpc": "2.0", "id": 3, "method": "ping"})
+        assert raw.receive() == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    finally:
+        assert raw.close() == 0
+
+
 def test_headless_human_policy_is_refused_with_an_explanation(workspace):
     out = subprocess.run(
         [RDESK, "mcp", "--workspace", str(workspace), "--headless"], capture_output=True, text=True, timeout=30
@@ -345,6 +426,16 @@ async def test_two_clients_share_one_stack_lifo_with_expected_id(workspace, desk
 
             await one_notes.wait_for(types.ToolListChangedNotification, 2)
             assert "resolve" not in await tool_names(one)
+
+
+def test_the_bridge_refuses_a_line_over_the_limit_and_keeps_serving(workspace, desk):
+    """The limit is checked in `rdesk mcp` itself: the line never reaches the desk."""
+    env = {**desk["env"], "RESOLVE_DESK_MCP_MAX_LINE_BYTES": "4096"}
+    raw = Raw(joined(workspace), env)
+    try:
+        assert_a_long_line_is_refused_and_the_next_is_served(raw, 4096)
+    finally:
+        assert raw.close() == 0
 
 
 async def test_a_closed_desk_says_how_to_reopen_it(workspace, desk):
@@ -506,3 +597,25 @@ async def test_a_folders_own_tool_is_refused_until_the_person_trusts_the_folder(
         text = text_of(result)
         assert "nothing was run" in text and "rdesk trust" in text, text
         assert not marker.exists(), "the folder's tool never ran"
+
+
+async def test_an_external_tool_is_announced_as_a_program_that_may_change_anything(workspace, tmp_path):
+    """Whatever its manifest says, an external tool runs its own code: never `readOnlyHint`."""
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    tool = workspace / ".resolve" / "tools" / "greet"
+    tool.mkdir(parents=True)
+    (tool / "tool.py").write_text(GREET_TOOL)
+    manifest = {
+        "name": "greet", "label": "Greet", "description": "Only previews a greeting.",
+        "parameters": {"type": "object", "properties": {"who": {"type": "string"}}},
+        "command": sys.executable, "args": [str(PYTHON_SDK), "tool.py"],
+    }
+    (tool / "tool.json").write_text(json.dumps(manifest))
+    async with client(headless(workspace), env=env) as (session, _notes, _init):
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        greet = tools["greet"]
+        assert greet.annotations.read_only_hint is False
+        assert greet.annotations.destructive_hint is True
+        assert greet.annotations.open_world_hint is True
+        assert "Writes nothing" not in greet.description, greet.description
+        assert tools["ast_edit"].annotations.read_only_hint is True
