@@ -19,6 +19,6 @@ pub fn load_external(session: &Session) -> resolve_external::ExternalTools {
 /// Names each external tool that could not be loaded on stderr (stdout may be a protocol).
 pub fn report_problems(tools: &resolve_external::ExternalTools, prefix: &str) {
     for problem in tools.problems() {
-        eprintln!("{prefix}: tool not loaded: {problem}");
+        eprintln!("{prefix}: tool not loaded: {}", crate::terminal::safe(&problem.to_string()));
     }
 }

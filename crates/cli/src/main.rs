@@ -27,6 +27,7 @@ mod ast_edit;
 mod builtin;
 mod mcp;
 mod recovery;
+mod terminal;
 
 #[derive(Parser)]
 #[command(
@@ -169,7 +170,7 @@ async fn run(script: &str, workspace: &std::path::Path) -> ExitCode {
     match result {
         Ok(_) => ExitCode::SUCCESS,
         Err(e @ resolve_agent::ScriptError::Malformed { .. }) => {
-            eprintln!("rdesk: {script}: {e}; the run stopped here (earlier steps ran).");
+            eprintln!("rdesk: {script}: {}; the run stopped here (earlier steps ran).", terminal::safe(&e.to_string()));
             ExitCode::from(2)
         }
         Err(e) => {
@@ -197,13 +198,13 @@ async fn list_tools(workspace: Option<PathBuf>) -> ExitCode {
     for t in session.tools() {
         let hidden = if t.hidden { " (hidden: offered only while an action is pending)" } else { "" };
         let kind = if external_names.contains(&t.name) { " (external)" } else { "" };
-        println!("{} — {}{}{}\n    {}", t.name, t.label, kind, hidden, t.description);
+        println!("{}", terminal::safe(&format!("{} — {}{}{}\n    {}", t.name, t.label, kind, hidden, t.description)));
     }
     let problems = external.problems();
     if !problems.is_empty() {
         println!("\nNot loaded:");
         for p in problems {
-            println!("  {p}");
+            println!("  {}", terminal::safe(&p.to_string()));
         }
     }
     ExitCode::SUCCESS
