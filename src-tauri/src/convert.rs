@@ -54,7 +54,7 @@ pub fn hidden_chars(text: &str, findings: &[hidden::Finding]) -> Vec<wire::Hidde
         .collect()
 }
 
-/// The hidden and look-alike characters of a name or a label.
+/// The hidden and look-alike characters of a name, a label or a short text.
 pub fn name_hidden(name: &str) -> Vec<wire::HiddenChar> {
     hidden_chars(name, &hidden::scan_line(name, hidden::Place::Elsewhere))
 }
@@ -246,7 +246,7 @@ pub fn leave_out(l: wire::LeaveOut) -> engine::LeaveOut {
 }
 
 pub fn file_replacement(r: engine::ReplacementRow) -> wire::FileReplacement {
-    wire::FileReplacement { id: r.id, line: r.line, old: r.old, new: r.new }
+    wire::FileReplacement { id: r.id, line: r.line, old_hidden: name_hidden(&r.old), new_hidden: name_hidden(&r.new), old: r.old, new: r.new }
 }
 
 pub fn actor(a: engine::Actor) -> wire::Actor {

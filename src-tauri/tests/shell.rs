@@ -1084,6 +1084,13 @@ fn the_hidden_unicode_fixtures_are_what_the_shell_shows() {
         "new names with a Cyrillic е are marked, the old names are clean: {renames}"
     );
 
+    let reps = invoke(&app, "get_file_replacements", json!({"actionId": edit, "path": "src/access.js"})).unwrap();
+    assert_eq!(
+        reps["replacements"][0]["newHidden"].as_array().map(Vec::len),
+        Some(4),
+        "the partial-apply list marks the replacement's hidden characters too: {reps}"
+    );
+
     let normalise = |v: Value| normalise_demo(v, &root);
     check_fixture("queue_snapshot_hidden.json", &normalise(queue.clone()));
     check_fixture("file_entries_hidden.json", &normalise(files.clone()));

@@ -768,7 +768,11 @@ old: string,
 /**
  * The text written instead (shortened when long).
  */
-new: string, };
+new: string, 
+/**
+ * Hidden or look-alike characters in `old` and `new` (absent when none).
+ */
+oldHidden?: Array<HiddenChar>, newHidden?: Array<HiddenChar>, };
 
 /**
  * Returned by `get_file_replacements`.
