@@ -133,7 +133,7 @@ async fn missing_literal_path_is_refused() {
 
 #[tokio::test]
 async fn a_new_name_with_a_bidi_control_is_refused_naming_the_file_position_and_code_point() {
-    // `invoice‮fdp.exe` shows as `invoiceexe.pdf`: the classic extension spoof.
+    // `invoice<U+202E>fdp.exe` shows as `invoiceexe.pdf`: the classic extension spoof.
     let fx = fixture(&[("invoice.exe", "MZ")]);
     let before = fx.listing();
     let r = fx.preview(json!("invoice.exe"), r"^invoice\.exe$", "invoice\u{202E}fdp.exe").await;
