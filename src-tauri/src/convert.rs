@@ -246,7 +246,14 @@ pub fn leave_out(l: wire::LeaveOut) -> engine::LeaveOut {
 }
 
 pub fn file_replacement(r: engine::ReplacementRow) -> wire::FileReplacement {
-    wire::FileReplacement { id: r.id, line: r.line, old_hidden: name_hidden(&r.old), new_hidden: name_hidden(&r.new), old: r.old, new: r.new }
+    wire::FileReplacement {
+        id: r.id,
+        line: r.line,
+        old_hidden: name_hidden(&r.old),
+        new_hidden: name_hidden(&r.new),
+        old: r.old,
+        new: r.new,
+    }
 }
 
 pub fn actor(a: engine::Actor) -> wire::Actor {
