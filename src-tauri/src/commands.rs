@@ -211,14 +211,14 @@ pub async fn get_file_texts(state: State<'_, AppState>, action_id: String, path:
     let cs = action.change_set.clone().ok_or_else(|| {
         IpcError::new(IpcErrorCode::UnknownFile, format!("Action {action_id} has no file changes to show."))
     })?;
-    let asked = path.clone();
-    let (old, new) = tauri::async_runtime::spawn_blocking(move || cs.file_texts(&asked).ok_or(asked))
-        .await
-        .map_err(|e| IpcError::new(IpcErrorCode::Internal, format!("text task failed: {e}")))?
-        .map_err(|path| {
-            IpcError::new(IpcErrorCode::UnknownFile, format!("{path} is not part of action {action_id}."))
-        })?;
-    Ok(wire::FileTexts { path, old, new })
+    let texts = tauri::async_runtime::spawn_blocking(move || match cs.file_texts(&path) {
+        Some((old, new)) => Ok(convert::file_texts(path, old, new)),
+        None => Err(path),
+    })
+    .await
+    .map_err(|e| IpcError::new(IpcErrorCode::Internal, format!("text task failed: {e}")))?
+    .map_err(|path| IpcError::new(IpcErrorCode::UnknownFile, format!("{path} is not part of action {action_id}.")))?;
+    Ok(texts)
 }
 
 #[tauri::command]

@@ -1,6 +1,6 @@
 //! Engine types → wire types. Pure mapping; anything that decides belongs in the engine.
 
-use resolve_engine::{self as engine, ActionInfo, ToolResult};
+use resolve_engine::{self as engine, hidden, ActionInfo, ToolResult};
 use resolve_protocol as wire;
 use wire::{IpcError, IpcErrorCode};
 
@@ -28,7 +28,54 @@ pub fn rename_row(r: &engine::RenameRow) -> wire::RenameRow {
             engine::RenameStatus::Unchanged => wire::RenameStatus::Unchanged,
             engine::RenameStatus::DirectorySkipped => wire::RenameStatus::DirectorySkipped,
         },
+        from_hidden: name_hidden(&r.from),
+        to_hidden: name_hidden(&r.to),
     }
+}
+
+/// The engine's findings in `text` (byte ranges) as wire values (UTF-16 ranges).
+pub fn hidden_chars(text: &str, findings: &[hidden::Finding]) -> Vec<wire::HiddenChar> {
+    findings
+        .iter()
+        .map(|f| wire::HiddenChar {
+            start: utf16_offset(text, f.start),
+            end: utf16_offset(text, f.end),
+            code_point: f.code_point(),
+            kind: match f.kind {
+                hidden::HiddenKind::Bidi => wire::HiddenKind::Bidi,
+                hidden::HiddenKind::Invisible => wire::HiddenKind::Invisible,
+                hidden::HiddenKind::Control => wire::HiddenKind::Control,
+                hidden::HiddenKind::Whitespace => wire::HiddenKind::Whitespace,
+                hidden::HiddenKind::Confusable => wire::HiddenKind::Confusable,
+            },
+            name: f.name(),
+            marker: f.marker(),
+        })
+        .collect()
+}
+
+/// The hidden and look-alike characters of a name, a label or a short text.
+pub fn name_hidden(name: &str) -> Vec<wire::HiddenChar> {
+    hidden_chars(name, &hidden::scan_line(name, hidden::Place::Elsewhere))
+}
+
+fn text_hidden(text: Option<&str>) -> Vec<wire::LineHidden> {
+    let Some(text) = text else { return Vec::new() };
+    let lines: Vec<&str> = text.split('\n').collect();
+    hidden::scan_text(text)
+        .into_iter()
+        .map(|l| {
+            let line = lines.get(l.line as usize - 1).copied().unwrap_or_default();
+            wire::LineHidden { line: l.line, chars: hidden_chars(line, &l.findings) }
+        })
+        .collect()
+}
+
+/// Both sides of a file whole, with the lines that hold hidden or look-alike characters.
+pub fn file_texts(path: String, old: Option<String>, new: Option<String>) -> wire::FileTexts {
+    let old_hidden = text_hidden(old.as_deref());
+    let new_hidden = text_hidden(new.as_deref());
+    wire::FileTexts { path, old, new, old_hidden, new_hidden }
 }
 
 pub fn action_kind(k: engine::ActionKind) -> wire::ActionKind {
@@ -48,8 +95,8 @@ pub fn action_summary(info: &ActionInfo, is_top: bool) -> wire::ActionSummary {
     wire::ActionSummary {
         id: info.id.clone(),
         label: info.label.clone(),
-        badge,
-        summary,
+        badge: badge.clone(),
+        summary: summary.clone(),
         source_tool_name: info.source_tool_name.clone(),
         pushed_by: info.pushed_by.clone(),
         created_at_ms: millis(info.created_at),
@@ -64,6 +111,9 @@ pub fn action_summary(info: &ActionInfo, is_top: bool) -> wire::ActionSummary {
         // Only a custom action's: it has no file preview, and a change set's details (a
         // tool's own diff data) would only weigh on every queue read.
         details: if info.kind == engine::ActionKind::Custom { info.details.clone() } else { None },
+        badge_hidden: badge.as_deref().map(name_hidden).unwrap_or_default(),
+        summary_hidden: name_hidden(&summary),
+        hidden_warning: info.hidden.warning(),
     }
 }
 
@@ -95,6 +145,10 @@ pub fn file_entry(f: &engine::FileSummary) -> wire::FileEntry {
         new_size: f.new_size,
         old_hash: f.old_hash.clone(),
         new_hash: f.new_hash.clone(),
+        path_hidden: name_hidden(&f.path),
+        old_path_hidden: f.old_path.as_deref().map(name_hidden).unwrap_or_default(),
+        hidden_count: (!f.hidden.is_empty()).then(|| f.hidden.total()),
+        hidden_note: hidden::file_note(f.hidden),
     }
 }
 
@@ -111,6 +165,8 @@ fn utf16_offset(text: &str, byte: usize) -> u32 {
 pub fn file_diff(d: engine::FileDiff) -> wire::FileDiff {
     let language = language_of(&d.path);
     wire::FileDiff {
+        path_hidden: name_hidden(&d.path),
+        old_path_hidden: d.old_path.as_deref().map(name_hidden).unwrap_or_default(),
         language,
         path: d.path,
         old_path: d.old_path,
@@ -141,6 +197,7 @@ pub fn file_diff(d: engine::FileDiff) -> wire::FileDiff {
                             .iter()
                             .map(|&(s, e)| (utf16_offset(&l.text, s), utf16_offset(&l.text, e)))
                             .collect(),
+                        hidden: hidden_chars(&l.text, &l.hidden),
                         text: l.text,
                     })
                     .collect(),
@@ -189,7 +246,14 @@ pub fn leave_out(l: wire::LeaveOut) -> engine::LeaveOut {
 }
 
 pub fn file_replacement(r: engine::ReplacementRow) -> wire::FileReplacement {
-    wire::FileReplacement { id: r.id, line: r.line, old: r.old, new: r.new }
+    wire::FileReplacement {
+        id: r.id,
+        line: r.line,
+        old_hidden: name_hidden(&r.old),
+        new_hidden: name_hidden(&r.new),
+        old: r.old,
+        new: r.new,
+    }
 }
 
 pub fn actor(a: engine::Actor) -> wire::Actor {

@@ -1032,3 +1032,127 @@ fn a_folders_own_tool_runs_only_once_the_person_trusts_it_as_shown() {
     assert_eq!((&out["isError"], &out["text"]), (&json!(false), &json!("probed")), "{out}");
     assert_eq!(fs::read_to_string(&marker).unwrap(), "ran");
 }
+
+/// Copies `examples/hidden-unicode/workspace` into a temporary folder.
+fn hidden_unicode_ws() -> tempfile::TempDir {
+    let ws = tempfile::tempdir().unwrap();
+    let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hidden-unicode/workspace");
+    for dir in ["src", "docs"] {
+        fs::create_dir_all(ws.path().join(dir)).unwrap();
+        for e in fs::read_dir(from.join(dir)).unwrap() {
+            let e = e.unwrap();
+            fs::copy(e.path(), ws.path().join(dir).join(e.file_name())).unwrap();
+        }
+    }
+    ws
+}
+
+/// Writes (with `RD_UPDATE_FIXTURES`) or compares a protocol fixture.
+fn check_fixture(name: &str, value: &Value) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/protocol/fixtures").join(name);
+    let text = serde_json::to_string_pretty(value).unwrap() + "\n";
+    if std::env::var_os("RD_UPDATE_FIXTURES").is_some() {
+        fs::write(&path, &text).unwrap();
+    }
+    let committed = fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == text,
+        "{} differs from what the shell serves; regenerate it with RD_UPDATE_FIXTURES=1 cargo test -p resolve-desk --test shell hidden_unicode",
+        path.display()
+    );
+}
+
+#[test]
+fn the_hidden_unicode_fixtures_are_what_the_shell_shows() {
+    let data = tempfile::tempdir().unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hidden-unicode/review.jsonl");
+    let ws = hidden_unicode_ws();
+    let args = Args {
+        workspace: Some(ws.path().to_path_buf()),
+        script: Some(script),
+        policy: resolve_engine::ResolvePolicy::Human,
+        data_dir: Some(data.path().to_path_buf()),
+        config_dir: Some(data.path().join("config")),
+    };
+    let state = tauri::async_runtime::block_on(AppState::start(&args)).expect("state starts");
+    let app = resolve_desk::builder(mock_builder(), state).build(mock_context(noop_assets())).expect("app builds");
+    let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("window");
+    let app = App { _app: app, webview, ws, _data: data };
+    let root = app.ws.path().display().to_string();
+
+    let queue = invoke(&app, "list_actions", json!({})).unwrap();
+    let actions = queue["actions"].as_array().unwrap();
+    assert_eq!(actions.len(), 2, "both previews are queued: {queue}");
+    let (edit, rename) = (actions[0]["id"].as_str().unwrap(), actions[1]["id"].as_str().unwrap());
+    assert_eq!(
+        actions[0]["hiddenWarning"],
+        "This change contains hidden or bidirectional Unicode characters: 8 in 2 files. They are shown as ⟨U+…⟩.",
+        "the Trojan Source edit's card warns, with the count computed by the engine"
+    );
+    assert!(
+        actions[1]["hiddenWarning"]
+            .as_str()
+            .unwrap()
+            .starts_with("This change contains 2 characters that look like ASCII"),
+        "the look-alike rename's card warns: {}",
+        actions[1]
+    );
+
+    let files = invoke(&app, "get_action_files", json!({"actionId": edit})).unwrap();
+    assert!(files.as_array().unwrap().iter().all(|f| f["hiddenCount"] == 4), "each file is marked: {files}");
+    let diff =
+        invoke(&app, "get_file_diff", json!({"actionId": edit, "path": "src/access.js", "context": null})).unwrap();
+    let added = diff["hunks"][0]["lines"].as_array().unwrap().iter().find(|l| l["kind"] == "added").unwrap().clone();
+    let text: Vec<u16> = added["text"].as_str().unwrap().encode_utf16().collect();
+    let found: Vec<(String, String, String)> = added["hidden"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            let (s, e) = (h["start"].as_u64().unwrap() as usize, h["end"].as_u64().unwrap() as usize);
+            (
+                String::from_utf16(&text[s..e]).unwrap(),
+                h["name"].as_str().unwrap().into(),
+                h["kind"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("\u{202E}".into(), "U+202E RIGHT-TO-LEFT OVERRIDE".into(), "bidi".into()),
+            ("\u{2066}".into(), "U+2066 LEFT-TO-RIGHT ISOLATE".into(), "bidi".into()),
+            ("\u{2069}".into(), "U+2069 POP DIRECTIONAL ISOLATE".into(), "bidi".into()),
+            ("\u{2066}".into(), "U+2066 LEFT-TO-RIGHT ISOLATE".into(), "bidi".into()),
+        ],
+        "get_file_diff carries each hidden character of the added line, its UTF-16 range pointing at it"
+    );
+    let removed = diff["hunks"][0]["lines"].as_array().unwrap().iter().find(|l| l["kind"] == "removed").unwrap();
+    assert!(removed.get("hidden").is_none(), "a clean line carries nothing: {removed}");
+    let texts = invoke(&app, "get_file_texts", json!({"actionId": edit, "path": "src/access.js"})).unwrap();
+    assert_eq!(texts["newHidden"][0]["line"], 4, "the whole text's findings are by line: {texts}");
+    assert!(texts.get("oldHidden").is_none(), "the old side is clean");
+    let renames = invoke(&app, "get_action_renames", json!({"actionId": rename})).unwrap();
+    assert!(
+        renames
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["toHidden"][0]["kind"] == "confusable" && r.get("fromHidden").is_none()),
+        "new names with a Cyrillic е are marked, the old names are clean: {renames}"
+    );
+
+    let reps = invoke(&app, "get_file_replacements", json!({"actionId": edit, "path": "src/access.js"})).unwrap();
+    assert_eq!(
+        reps["replacements"][0]["newHidden"].as_array().map(Vec::len),
+        Some(4),
+        "the partial-apply list marks the replacement's hidden characters too: {reps}"
+    );
+
+    let normalise = |v: Value| normalise_demo(v, &root);
+    check_fixture("queue_snapshot_hidden.json", &normalise(queue.clone()));
+    check_fixture("file_entries_hidden.json", &normalise(files.clone()));
+    check_fixture("file_diff_hidden.json", &normalise(diff));
+    check_fixture("file_texts_hidden.json", &normalise(texts));
+    check_fixture("rename_rows_hidden.json", &normalise(renames));
+}

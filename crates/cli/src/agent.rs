@@ -123,7 +123,7 @@ pub async fn run(args: AgentArgs) -> ExitCode {
 }
 
 fn fail(code: u8, message: &str) -> ExitCode {
-    eprintln!("rdesk: {message}");
+    eprintln!("rdesk: {}", crate::terminal::safe(message));
     ExitCode::from(code)
 }
 
@@ -165,7 +165,7 @@ fn print_event(event: &AgentEvent) -> std::io::Result<()> {
             Ok(())
         }
         AgentEvent::Error { message, .. } => {
-            eprintln!("rdesk: {message}");
+            eprintln!("rdesk: {}", crate::terminal::safe(message));
             Ok(())
         }
         _ => {

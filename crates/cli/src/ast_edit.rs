@@ -50,7 +50,7 @@ pub fn run(mut args: AstEditArgs) -> ExitCode {
     match run_inner(&mut args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("rdesk ast-edit: {e}");
+            eprintln!("rdesk ast-edit: {}", crate::terminal::safe(&e));
             ExitCode::from(2)
         }
     }
@@ -106,13 +106,14 @@ fn run_inner(args: &mut AstEditArgs) -> Result<(), String> {
         serde_json::to_writer(&mut out, &p.to_json()).map_err(|e| e.to_string())?;
         writeln!(out).map_err(io)?;
     } else {
-        out.write_all(p.unified_diff().as_bytes()).map_err(io)?;
-        writeln!(out, "{}", p.summary_text()).map_err(io)?;
+        // Diffs and summaries quote the files: escaped, so a file cannot drive the terminal.
+        out.write_all(crate::terminal::safe(&p.unified_diff()).as_bytes()).map_err(io)?;
+        writeln!(out, "{}", crate::terminal::safe(&p.summary_text())).map_err(io)?;
     }
     if args.apply && p.replacements > 0 {
         out.flush().map_err(io)?;
         p.change_set.apply(&ws).map_err(|e| e.to_string())?;
-        writeln!(out, "{}", p.applied_text()).map_err(io)?;
+        writeln!(out, "{}", crate::terminal::safe(&p.applied_text())).map_err(io)?;
     }
     out.flush().map_err(io)
 }

@@ -34,18 +34,18 @@ pub async fn open(workspace: &Path, how: Open, prog: &str) -> Result<Desk, Strin
 /// One stderr line per note, tool problem and untrusted tool.
 pub fn report(desk: &Desk, prog: &str) {
     for note in desk.notes() {
-        eprintln!("{prog}: {}", crate::terminal::escape(&note.message()));
+        eprintln!("{prog}: {}", crate::terminal::safe(&note.message()));
     }
     for problem in desk.tool_problems() {
-        eprintln!("{prog}: tool not loaded: {}", crate::terminal::escape(&problem.to_string()));
+        eprintln!("{prog}: tool not loaded: {}", crate::terminal::safe(&problem.to_string()));
     }
     if let TrustState::Untrusted(folder) = desk.trust_state() {
         let names: Vec<String> = folder.tools.iter().map(|t| format!("{} (`{}`)", t.name, t.command_line())).collect();
         let why = if folder.changed_since_trusted { "changed since you trusted them" } else { "not trusted" };
         eprintln!(
             "{prog}: this folder's own tools are {why}, so they will not run: {}. Review them, then `rdesk trust {}`.",
-            crate::terminal::escape(&names.join(", ")),
-            crate::terminal::escape(&desk.root().display().to_string())
+            crate::terminal::safe(&names.join(", ")),
+            crate::terminal::safe(&desk.root().display().to_string())
         );
     }
 }

@@ -173,7 +173,7 @@ async fn run(script: &str, workspace: &std::path::Path) -> ExitCode {
     match result {
         Ok(_) => ExitCode::SUCCESS,
         Err(e @ resolve_agent::ScriptError::Malformed { .. }) => {
-            eprintln!("rdesk: {script}: {e}; the run stopped here (earlier steps ran).");
+            eprintln!("rdesk: {script}: {}; the run stopped here (earlier steps ran).", terminal::safe(&e.to_string()));
             ExitCode::from(2)
         }
         Err(e) => {
@@ -205,7 +205,7 @@ async fn list_tools(workspace: Option<PathBuf>) -> ExitCode {
             return ExitCode::from(if workspace.is_some() { 2 } else { 1 });
         }
     };
-    let esc = terminal::escape;
+    let esc = terminal::safe;
     let untrusted = match desk.trust_state() {
         resolve_desk_core::TrustState::Untrusted(f) => Some(f),
         _ => None,

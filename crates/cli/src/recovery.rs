@@ -6,7 +6,7 @@ use resolve_engine::Recovery;
 
 /// The stderr line for `recovery` (`rdesk: <message>`), when there was one.
 pub fn line(recovery: Option<&Recovery>) -> Option<String> {
-    recovery.map(|r| format!("rdesk: {}", r.message()))
+    recovery.map(|r| format!("rdesk: {}", crate::terminal::safe(&r.message())))
 }
 
 /// Prints [`line`] on stderr.

@@ -1,22 +1,19 @@
-//! Text from files, manifests and tools printed to a terminal: control characters (which could
-//! move the cursor, recolour or retitle the terminal) and bidirectional controls (which could
-//! reorder what is read) are shown as escapes, so what is printed is what is there.
+//! Text printed to a terminal. A file, a manifest, a tool's message or a model's words may
+//! hold escape sequences (clear the screen, move the cursor, rewrite the window title, set the
+//! clipboard with OSC 52) or bidirectional controls that make a line read differently from
+//! what it is. Everything `rdesk` prints for a person that it did not write itself goes
+//! through [`safe`]; the JSON Lines outputs do not need it (serde escapes control characters,
+//! and bidi controls are data there, not display).
+//!
+//! The rule of which characters are unsafe is the engine's (`resolve_engine::hidden`), the
+//! same one the window uses to show them as `⟨U+202E⟩`.
 
-/// `text` with C0/C1 controls (but newline and tab) and bidi controls as `\x1b` / `\u{202e}`.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\n' | '\t' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if (0x80..0xa0).contains(&(c as u32)) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}' => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out
+use std::borrow::Cow;
+
+/// `text` ready for a terminal: C0/C1 controls (ESC, BEL, a lone CR…), bidi controls and
+/// invisible characters written as `\x1b` / `\u{202e}` escapes; line feeds, tabs and CRLF kept.
+pub fn safe(text: &str) -> Cow<'_, str> {
+    resolve_engine::hidden::escape(text)
 }
 
 #[cfg(test)]
@@ -24,10 +21,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escapes_control_and_bidi_characters_and_keeps_the_rest() {
-        assert_eq!(escape("a\x1b]0;x\x07b"), "a\\x1b]0;x\\x07b");
-        assert_eq!(escape("ok\u{202e}txt.exe"), "ok\\u{202e}txt.exe");
-        assert_eq!(escape("line\n\ttab é"), "line\n\ttab é");
-        assert_eq!(escape("\u{9b}31m"), "\\u{9b}31m");
+    fn escape_sequences_from_a_file_cannot_reach_the_terminal() {
+        // Clear the screen, then set the clipboard (OSC 52), then a red prompt.
+        let hostile = "-    x\n+\u{1b}[2J\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[31m$ \n";
+        let shown = safe(hostile);
+        assert!(!shown.contains('\u{1b}') && !shown.contains('\u{7}'), "no raw ESC or BEL: {shown:?}");
+        assert_eq!(shown, "-    x\n+\\x1b[2J\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[31m$ \n");
+    }
+
+    #[test]
+    fn a_trojan_source_diff_line_shows_its_bidi_controls() {
+        let line = "+    if access_level != \"user\u{202E} \u{2066}// Check if admin\u{2069} \u{2066}\" {";
+        let shown = safe(line);
+        assert_eq!(shown, "+    if access_level != \"user\\u{202e} \\u{2066}// Check if admin\\u{2069} \\u{2066}\" {");
+    }
+
+    #[test]
+    fn a_carriage_return_cannot_overwrite_what_came_before_but_crlf_stays() {
+        assert_eq!(safe("ok\r\ndone"), "ok\r\ndone");
+        assert_eq!(safe("harmless\rrm -rf /"), "harmless\\rrm -rf /");
+    }
+
+    #[test]
+    fn ordinary_text_is_printed_as_it_is() {
+        let text = "ast_edit — AST Edit\n    Rewrite code (café, 日本語, emoji 🎉).\n";
+        assert!(matches!(safe("plain ascii\n\tindented"), Cow::Borrowed(_)));
+        assert_eq!(safe(text), text);
     }
 }

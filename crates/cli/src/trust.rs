@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::Args;
 use resolve_desk_core::{trust, TrustState, TrustStore};
 
-use crate::terminal::escape;
+use crate::terminal::safe as escape;
 
 #[derive(Args, Debug)]
 pub struct TrustArgs {
@@ -69,7 +69,7 @@ pub fn run(args: TrustArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let shown_folder = escape(&folder.display().to_string());
+    let shown_folder = escape(&folder.display().to_string()).into_owned();
     if args.revoke {
         return match store.revoke(&folder) {
             Ok(true) => {

@@ -4,6 +4,8 @@
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
+use crate::hidden::{self, Finding, HiddenTally, Place};
+
 /// Files larger than this (either side) are summarised, not diffed.
 pub const MAX_DIFF_BYTES: usize = 4 * 1024 * 1024;
 /// Lines longer than this get no word-level emphasis (it would cost more than it shows).
@@ -18,7 +20,9 @@ pub enum LineKind {
 }
 
 /// One line of a hunk. `text` has no line terminator. `emphasis` are byte ranges of `text`
-/// that changed at word level (empty for context lines and for wholly new lines).
+/// that changed at word level (empty for context lines and for wholly new lines). `hidden`
+/// are the characters of `text` a person cannot see or that look like others
+/// ([`hidden::scan_line`]), computed for the lines a diff holds only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DiffLine {
     pub kind: LineKind,
@@ -26,6 +30,7 @@ pub struct DiffLine {
     pub new_no: Option<u32>,
     pub text: String,
     pub emphasis: Vec<(usize, usize)>,
+    pub hidden: Vec<Finding>,
 }
 
 /// A run of changes with its context. Line numbers are 1-based like unified diffs.
@@ -94,18 +99,32 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 
 /// Added and removed line counts, without building hunks.
 pub fn line_counts(old: &str, new: &str) -> (u32, u32) {
+    let (added, removed, _) = line_counts_and_hidden(old, new);
+    (added, removed)
+}
+
+/// Added and removed line counts, and the hidden or look-alike characters in the added lines
+/// (what the change writes that was not there), without building hunks.
+pub fn line_counts_and_hidden(old: &str, new: &str) -> (u32, u32, HiddenTally) {
     let diff = TextDiff::from_lines(old, new);
     let (mut added, mut removed) = (0u32, 0u32);
+    let mut tally = HiddenTally::default();
     for op in diff.ops() {
         for change in diff.iter_changes(op) {
             match change.tag() {
-                ChangeTag::Insert => added += 1,
+                ChangeTag::Insert => {
+                    added += 1;
+                    let line = change.value().trim_end_matches('\n');
+                    let line = line.strip_suffix('\r').unwrap_or(line);
+                    let place = if change.new_index() == Some(0) { Place::FirstLine } else { Place::Elsewhere };
+                    tally.add_findings(&hidden::scan_line(line, place));
+                }
                 ChangeTag::Delete => removed += 1,
                 ChangeTag::Equal => {}
             }
         }
     }
-    (added, removed)
+    (added, removed, tally)
 }
 
 impl FileDiff {
@@ -179,13 +198,14 @@ impl FileDiff {
                     if !any_plain || text.len() > MAX_INLINE_LINE {
                         emphasis.clear();
                     }
-                    hunk.lines.push(DiffLine {
-                        kind,
-                        old_no: change.old_index().map(|i| i as u32 + 1),
-                        new_no: change.new_index().map(|i| i as u32 + 1),
-                        text,
-                        emphasis,
-                    });
+                    let old_no = change.old_index().map(|i| i as u32 + 1);
+                    let new_no = change.new_index().map(|i| i as u32 + 1);
+                    let first = match kind {
+                        LineKind::Removed => old_no == Some(1),
+                        LineKind::Added | LineKind::Context => new_no == Some(1),
+                    };
+                    let hidden = hidden::scan_line(&text, if first { Place::FirstLine } else { Place::Elsewhere });
+                    hunk.lines.push(DiffLine { kind, old_no, new_no, text, emphasis, hidden });
                 }
             }
             out.hunks.push(hunk);
@@ -274,6 +294,22 @@ mod tests {
     fn crlf_lines_are_shown_without_terminators() {
         let d = FileDiff::compute("f", None, b"a\r\nb\r\n", b"a\r\nc\r\n", 3);
         assert!(d.hunks[0].lines.iter().all(|l| !l.text.contains('\r')));
+    }
+
+    #[test]
+    fn diff_lines_carry_the_hidden_characters_of_their_text() {
+        let old = "\u{FEFF}let role = \"user\";\nok\n";
+        let new = "\u{FEFF}let role = \"user\u{202E} \u{2066}// admin\u{2069}\u{2066}\";\nok\n";
+        let d = FileDiff::compute("a.js", None, old.as_bytes(), new.as_bytes(), 3);
+        let lines = &d.hunks[0].lines;
+        let removed = lines.iter().find(|l| l.kind == LineKind::Removed).unwrap();
+        assert!(removed.hidden.is_empty(), "the BOM at the start of line 1 is the file's: {:?}", removed.hidden);
+        let added = lines.iter().find(|l| l.kind == LineKind::Added).unwrap();
+        let found: Vec<(&str, u32)> =
+            added.hidden.iter().map(|f| (&added.text[f.start..f.end], f.code_point())).collect();
+        assert_eq!(found, vec![("\u{202E}", 0x202E), ("\u{2066}", 0x2066), ("\u{2069}", 0x2069), ("\u{2066}", 0x2066)]);
+        let (added_n, removed_n, tally) = line_counts_and_hidden(old, new);
+        assert_eq!((added_n, removed_n, tally.hidden, tally.confusable), (1, 1, 4, 0), "only the added line counts");
     }
 
     #[test]

@@ -27,6 +27,9 @@
 //! - [`workspace`] — the workspace root and the path checks every file access goes through
 //! - [`changeset`] — `ChangeSet` — hash-pinned, atomic, all-or-nothing file changes
 //! - [`diff`] — `FileDiff`, `Hunk`, `DiffLine` — structured diffs computed with `similar`
+//! - [`hidden`] — the characters a person cannot see or that look like others (bidi controls,
+//!   zero-width and control characters, unusual spaces, look-alike letters): found here, shown
+//!   by every view
 //! - [`session`] — `Session` — registry + store + transcript + tool choice + resolve policy
 //! - [`stored`] — `StoredAction`, `Session::restore` — pending actions that survive a restart
 //!   (change sets rebuilt and re-checked; closures come back orphaned), never applied by it
@@ -38,6 +41,7 @@ pub mod custom;
 pub mod diff;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
+pub mod hidden;
 pub mod lean;
 pub mod params;
 pub mod pending;

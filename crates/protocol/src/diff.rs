@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::hidden::{HiddenChar, LineHidden};
+
 /// One row of `get_action_files`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -29,6 +31,23 @@ pub struct FileEntry {
     /// (no diff is shown for them).
     pub old_hash: Option<String>,
     pub new_hash: Option<String>,
+    /// Hidden or look-alike characters in `path` and `old_path` (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<HiddenChar>>", optional)]
+    pub path_hidden: Vec<HiddenChar>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<HiddenChar>>", optional)]
+    pub old_path_hidden: Vec<HiddenChar>,
+    /// How many hidden or look-alike characters this change writes into the file (its added
+    /// lines, and its name when created or renamed); absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub hidden_count: Option<u32>,
+    /// The file's warning in words (`2 hidden or bidirectional characters in what this change
+    /// writes`); absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub hidden_note: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -53,6 +72,13 @@ pub struct FileDiff {
     pub hunks: Vec<Hunk>,
     pub added: u32,
     pub removed: u32,
+    /// Hidden or look-alike characters in `path` and `old_path` (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<HiddenChar>>", optional)]
+    pub path_hidden: Vec<HiddenChar>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<HiddenChar>>", optional)]
+    pub old_path_hidden: Vec<HiddenChar>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -78,6 +104,11 @@ pub struct DiffLine {
     /// Half-open `[start, end)` ranges, in UTF-16 code units of `text`, that
     /// changed at word level. Empty for context lines.
     pub emphasis: Vec<(u32, u32)>,
+    /// Characters of `text` a person cannot see or that look like others, to be shown
+    /// visibly (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<HiddenChar>>", optional)]
+    pub hidden: Vec<HiddenChar>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -97,6 +128,14 @@ pub struct FileTexts {
     pub path: String,
     pub old: Option<String>,
     pub new: Option<String>,
+    /// The lines of `old` and `new` that hold hidden or look-alike characters, in order
+    /// (absent when none): unfolded lines show them as the diff's lines do.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<LineHidden>>", optional)]
+    pub old_hidden: Vec<LineHidden>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<LineHidden>>", optional)]
+    pub new_hidden: Vec<LineHidden>,
 }
 
 /// One row of `get_action_renames`.
@@ -106,6 +145,13 @@ pub struct RenameRow {
     pub from: String,
     pub to: String,
     pub status: RenameStatus,
+    /// Hidden or look-alike characters in `from` and `to` (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<HiddenChar>>", optional)]
+    pub from_hidden: Vec<HiddenChar>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<HiddenChar>>", optional)]
+    pub to_hidden: Vec<HiddenChar>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -13,7 +13,9 @@
 //! - enums with data are tagged `{"kind": "...", ...}`; plain enums are
 //!   `camelCase` strings;
 //! - `u64` counters and unix-millisecond times are TypeScript `number`;
-//! - optional values are `null`, never absent;
+//! - optional values are `null`, never absent — except the hidden-character findings
+//!   ([`hidden`]), which are absent when there are none, so a clean text's payload is
+//!   unchanged;
 //! - free JSON (tool parameters, JSON Schemas, tool details) is
 //!   `serde_json::Value`, TypeScript `unknown`.
 //!
@@ -28,6 +30,7 @@
 //! - [`session`] — the open workspace ([`SessionInfo`]);
 //! - [`queue`] — the pending-action stack as the UI sees it;
 //! - [`diff`] — per-file diffs of a change-set action and rename tables;
+//! - [`hidden`] — characters a person cannot see, or that look like others, and where they are;
 //! - [`resolve`] — apply/discard outcomes and the decision history;
 //! - [`tool`] — tool catalogue, tool runs, progress, scripts;
 //! - [`agent`] — the conversation panel's events, its log, the provider settings;
@@ -38,6 +41,7 @@
 
 pub mod agent;
 pub mod diff;
+pub mod hidden;
 pub mod ipc;
 pub mod notice;
 pub mod partial;
@@ -53,6 +57,7 @@ pub use agent::{
     NewConversationOutcome, ResolvedInfo, TurnOutcome,
 };
 pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, FileTexts, Hunk, RenameRow, RenameStatus};
+pub use hidden::{HiddenChar, HiddenKind, LineHidden};
 pub use ipc::{CloseRequested, EventBatch, IpcError, IpcErrorCode, QueueChanged, ShellEvent};
 pub use notice::{Notice, NoticeAction, NoticeLevel};
 pub use partial::{FileReplacement, FileReplacements, LeaveOut};

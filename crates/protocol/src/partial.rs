@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::hidden::HiddenChar;
+
 /// The optional `leaveOut` argument of `resolve_action`: what to leave out of the apply
 /// (discarded in the same decision). Empty lists (or `null`) mean a full apply.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -31,6 +33,13 @@ pub struct FileReplacement {
     pub old: String,
     /// The text written instead (shortened when long).
     pub new: String,
+    /// Hidden or look-alike characters in `old` and `new` (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<HiddenChar>>", optional)]
+    pub old_hidden: Vec<HiddenChar>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<HiddenChar>>", optional)]
+    pub new_hidden: Vec<HiddenChar>,
 }
 
 /// Returned by `get_file_replacements`.

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::hidden::HiddenChar;
 use crate::resolve::ResolveChoice;
 
 /// Returned by `list_actions`.
@@ -57,6 +58,19 @@ pub struct ActionSummary {
     #[serde(default)]
     #[ts(optional, type = "unknown")]
     pub details: Option<serde_json::Value>,
+    /// Hidden or look-alike characters in `badge` and `summary` (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<HiddenChar>>", optional)]
+    pub badge_hidden: Vec<HiddenChar>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<HiddenChar>>", optional)]
+    pub summary_hidden: Vec<HiddenChar>,
+    /// The card's warning when the change writes hidden, bidirectional or look-alike
+    /// characters (`This change contains hidden or bidirectional Unicode characters: 3 in 2
+    /// files. They are shown as ⟨U+…⟩.`); absent when it writes none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub hidden_warning: Option<String>,
 }
 
 /// An agent's `resolve` call under the `human` policy: it proposes, the person decides.

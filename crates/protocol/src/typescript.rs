@@ -55,6 +55,9 @@ pub fn bindings() -> String {
     declaration::<DiffLineKind>(&mut out);
     declaration::<RenameRow>(&mut out);
     declaration::<RenameStatus>(&mut out);
+    declaration::<HiddenChar>(&mut out);
+    declaration::<HiddenKind>(&mut out);
+    declaration::<LineHidden>(&mut out);
     declaration::<ResolveChoice>(&mut out);
     declaration::<ResolveOutcome>(&mut out);
     declaration::<ResolveDetails>(&mut out);

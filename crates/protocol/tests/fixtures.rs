@@ -55,7 +55,55 @@ const FIXTURES: &[&str] = &[
     "queue_snapshot_restored.json",
     "since_preview.json",
     "file_replacements.json",
+    "queue_snapshot_hidden.json",
+    "file_entries_hidden.json",
+    "file_diff_hidden.json",
+    "file_texts_hidden.json",
+    "rename_rows_hidden.json",
 ];
+
+/// The UTF-16 slice `[start, end)` of `text`, as the UI reads it.
+fn utf16_slice(text: &str, h: &HiddenChar) -> String {
+    let units: Vec<u16> = text.encode_utf16().collect();
+    String::from_utf16(&units[h.start as usize..h.end as usize]).expect("a range on character boundaries")
+}
+
+#[test]
+fn hidden_character_fixtures_round_trip_and_their_ranges_point_at_the_characters() {
+    // Written by the shell's test from examples/hidden-unicode (a Trojan Source edit and a
+    // look-alike rename), so these are what the shell really serves.
+    let diff: FileDiff = round_trip("file_diff_hidden.json");
+    let mut seen = 0;
+    for line in diff.hunks.iter().flat_map(|h| &h.lines) {
+        for h in &line.hidden {
+            let ch = utf16_slice(&line.text, h);
+            assert_eq!(ch.chars().count(), 1, "one character per finding");
+            assert_eq!(ch.chars().next().map(|c| c as u32), Some(h.code_point), "{h:?} points at its character");
+            assert!(h.name.starts_with(&format!("U+{:04X} ", h.code_point)), "{h:?}");
+            assert_eq!(h.marker, format!("⟨U+{:04X}⟩", h.code_point));
+            seen += 1;
+        }
+    }
+    assert!(seen >= 4, "the Trojan Source line's bidi controls are in the diff");
+    assert!(diff.hunks.iter().flat_map(|h| &h.lines).any(|l| l.hidden.iter().any(|h| h.kind == HiddenKind::Bidi)));
+    let texts: FileTexts = round_trip("file_texts_hidden.json");
+    let new = texts.new.as_deref().expect("the new side");
+    for l in &texts.new_hidden {
+        let line = new.split('\n').nth(l.line as usize - 1).expect("the line exists");
+        assert!(l.chars.iter().all(|h| utf16_slice(line, h).chars().next().map(|c| c as u32) == Some(h.code_point)));
+    }
+    assert!(!texts.new_hidden.is_empty() && texts.old_hidden.is_empty(), "only the new side has them");
+    let files: Vec<FileEntry> = round_trip("file_entries_hidden.json");
+    assert!(files.iter().all(|f| f.hidden_count.is_some() && f.hidden_note.is_some()), "both files are marked");
+    let renames: Vec<RenameRow> = round_trip("rename_rows_hidden.json");
+    for r in &renames {
+        assert!(r.from_hidden.is_empty(), "old names are clean");
+        let h = r.to_hidden.first().expect("the new name's look-alike");
+        assert_eq!((h.kind, utf16_slice(&r.to, h)), (HiddenKind::Confusable, "\u{435}".to_string()));
+    }
+    let q: QueueSnapshot = round_trip("queue_snapshot_hidden.json");
+    assert!(q.actions.iter().all(|a| a.hidden_warning.is_some()), "both cards warn");
+}
 
 #[test]
 fn restored_queue_fixture_round_trips_with_an_orphaned_top() {

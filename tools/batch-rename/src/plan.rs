@@ -4,7 +4,8 @@
 //! Invariants of a [`RenamePlan`]:
 //! - every `rename` row changes only the last component: the file stays in its folder;
 //! - every new name is a valid single file name (not empty, not `.`/`..`, no `/`, no NUL,
-//!   at most 255 bytes);
+//!   at most 255 bytes) that shows what it is: no control, bidirectional or invisible
+//!   character (`resolve_engine::hidden`), so a name cannot read differently from what it is;
 //! - no two rows share a target, and a target that exists on disk is the source of another
 //!   `rename` row (a chain or a swap) or the same entry under another case;
 //! - `before_hash` is [`ContentHash::of_entry`] of the source as the preview read it, so
@@ -17,6 +18,7 @@ use std::path::PathBuf;
 
 use regex::Regex;
 use resolve_engine::changeset::plural;
+use resolve_engine::hidden::{self, HiddenKind};
 use resolve_engine::{ChangeSet, ContentHash, EntryKind, ToolError, Workspace, WorkspaceError};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -49,6 +51,8 @@ pub enum RenameError {
     Separator { from: String, name: String },
     #[error("The new name of `{from}` would be `{name}`, which contains a NUL character. Change `find` or `replace`.")]
     Nul { from: String, name: String },
+    #[error("The new name of `{from}` would be `{name}`, which contains {what} at character {position}. Such a character makes a name show differently from what it is (or not show at all); change `find` or `replace` so that the new names hold only visible characters.")]
+    HiddenCharacter { from: String, name: String, position: usize, what: String },
     #[error("The new name of `{from}` would be {bytes} bytes long (`{name}`); a file name can be at most 255 bytes.")]
     TooLong { from: String, name: String, bytes: usize },
     #[error("Two files would get the same name `{target}`: {sources}. Change `find` or `replace` so that every new name is different.")]
@@ -84,6 +88,7 @@ impl From<RenameError> for ToolError {
             | RenameError::DotName { .. }
             | RenameError::Separator { .. }
             | RenameError::Nul { .. }
+            | RenameError::HiddenCharacter { .. }
             | RenameError::TooLong { .. }
             | RenameError::DuplicateTarget { .. }
             | RenameError::TargetExists { .. } => ToolError::InvalidParams(e.to_string()),
@@ -318,6 +323,21 @@ fn check_name(from: &str, name: &str) -> Result<(), RenameError> {
         Err(RenameError::EmptyName { from: from.to_string() })
     } else if name.contains('\0') {
         Err(RenameError::Nul { from: from.to_string(), name: err_name() })
+    } else if let Some(f) = hidden::scan_line(name, hidden::Place::Elsewhere)
+        .into_iter()
+        .find(|f| matches!(f.kind, HiddenKind::Control | HiddenKind::Bidi | HiddenKind::Invisible))
+    {
+        let kind = match f.kind {
+            HiddenKind::Control => "a control character",
+            HiddenKind::Bidi => "a bidirectional control",
+            _ => "an invisible character",
+        };
+        Err(RenameError::HiddenCharacter {
+            from: hidden::escape(from).into_owned(),
+            name: hidden::escape(name).into_owned(),
+            position: f.char_index + 1,
+            what: format!("{} ({kind})", f.name()),
+        })
     } else if name.contains('/') {
         Err(RenameError::Separator { from: from.to_string(), name: name.to_string() })
     } else if name == "." || name == ".." {
@@ -363,6 +383,10 @@ mod tests {
         assert!(matches!(check_name("a", "x/y"), Err(RenameError::Separator { .. })));
         assert!(matches!(check_name("a", "x\0y"), Err(RenameError::Nul { .. })));
         assert!(matches!(check_name("a", &"é".repeat(128)), Err(RenameError::TooLong { bytes: 256, .. })));
+        assert!(
+            check_name("a", "caf\u{e9} \u{A0}n\u{0430}me.txt").is_ok(),
+            "accents, odd spaces and look-alikes are names"
+        );
         assert!(check_name("a", &"x".repeat(255)).is_ok());
     }
 

@@ -2,7 +2,10 @@
 // the last) unchanged lines are folded into gaps; a gap can be unfolded a few lines at a time
 // from either side, or whole, from the file's text (`oldLines`), never by asking the backend for
 // a bigger diff.
-import type { DiffLine, FileDiff } from '../ipc/backend';
+import type { DiffLine, FileDiff, HiddenChar } from '../ipc/backend';
+
+/** The hidden characters of the old file's lines, by 1-based line number (from `FileTexts`). */
+export type LineHiddenMap = ReadonlyMap<number, HiddenChar[]>;
 
 /** How much of a gap is unfolded: lines shown below the hunk above it, and above the hunk below it. */
 export type Unfold = { top: number; bottom: number };
@@ -44,15 +47,17 @@ export function gapSpans(diff: FileDiff, oldTotal: number | null): GapSpan[] {
   return spans;
 }
 
-function contextLine(oldNo: number, offset: number, text: string): DiffLine {
-  return { kind: 'context', oldNo, newNo: oldNo + offset, text, emphasis: [] };
+function contextLine(oldNo: number, offset: number, text: string, hidden?: HiddenChar[]): DiffLine {
+  const line: DiffLine = { kind: 'context', oldNo, newNo: oldNo + offset, text, emphasis: [] };
+  if (hidden) line.hidden = hidden;
+  return line;
 }
 
 /**
  * The gap's rows: unfolded lines from the top, the fold (if anything is still hidden), unfolded
  * lines from the bottom. Without `oldLines` nothing can be unfolded.
  */
-function gapRows(span: GapSpan, unfold: Unfold | undefined, oldLines: string[] | null, hunks: number): Array<DiffLine | Gap> {
+function gapRows(span: GapSpan, unfold: Unfold | undefined, oldLines: string[] | null, hunks: number, oldHidden?: LineHiddenMap): Array<DiffLine | Gap> {
   // The lines after the last hunk are known only with the file's text.
   if (span.end === null) return [];
   const size = Math.max(0, span.end - span.start);
@@ -61,7 +66,7 @@ function gapRows(span: GapSpan, unfold: Unfold | undefined, oldLines: string[] |
   const top = canUnfold ? Math.min(unfold?.top ?? 0, size) : 0;
   const bottom = canUnfold ? Math.min(unfold?.bottom ?? 0, size - top) : 0;
   const out: Array<DiffLine | Gap> = [];
-  const line = (n: number) => contextLine(n, span.offset, oldLines![n - 1] ?? '');
+  const line = (n: number) => contextLine(n, span.offset, oldLines![n - 1] ?? '', oldHidden?.get(n));
   for (let n = span.start; n < span.start + top; n++) out.push(line(n));
   const hidden = size - top - bottom;
   if (hidden !== 0) {
@@ -78,13 +83,13 @@ function gapRows(span: GapSpan, unfold: Unfold | undefined, oldLines: string[] |
   return out;
 }
 
-export function unifiedRows(diff: FileDiff, oldLines: string[] | null = null, unfolds: Record<number, Unfold> = {}): UnifiedRow[] {
+export function unifiedRows(diff: FileDiff, oldLines: string[] | null = null, unfolds: Record<number, Unfold> = {}, oldHidden?: LineHiddenMap): UnifiedRow[] {
   const rows: UnifiedRow[] = [];
   const spans = gapSpans(diff, oldLines ? oldLines.length : null);
   const pushGap = (i: number) => {
     const span = spans[i];
     if (!span) return;
-    for (const r of gapRows(span, unfolds[i], oldLines, diff.hunks.length)) {
+    for (const r of gapRows(span, unfolds[i], oldLines, diff.hunks.length, oldHidden)) {
       if ('kind' in r && r.kind === 'gap') rows.push(r);
       else rows.push({ kind: 'line', line: r as DiffLine, key: `c${(r as DiffLine).oldNo}` });
     }
@@ -97,13 +102,13 @@ export function unifiedRows(diff: FileDiff, oldLines: string[] | null = null, un
   return rows;
 }
 
-export function splitRows(diff: FileDiff, oldLines: string[] | null = null, unfolds: Record<number, Unfold> = {}): SplitRow[] {
+export function splitRows(diff: FileDiff, oldLines: string[] | null = null, unfolds: Record<number, Unfold> = {}, oldHidden?: LineHiddenMap): SplitRow[] {
   const rows: SplitRow[] = [];
   const spans = gapSpans(diff, oldLines ? oldLines.length : null);
   const pushGap = (i: number) => {
     const span = spans[i];
     if (!span) return;
-    for (const r of gapRows(span, unfolds[i], oldLines, diff.hunks.length)) {
+    for (const r of gapRows(span, unfolds[i], oldLines, diff.hunks.length, oldHidden)) {
       if ('kind' in r && r.kind === 'gap') rows.push(r);
       else {
         const l = r as DiffLine;

@@ -3,6 +3,9 @@
 // (`highlighter.ts` → `highlight.worker.ts` → `wholeHighlight.ts`), so highlight.js is not part
 // of the main bundle.
 
+import type { HiddenChar } from '../ipc/backend';
+import { markHidden } from './hidden';
+
 export function escapeHtml(text: string): string {
   return text
     .replace(/&/g, '&amp;')
@@ -49,7 +52,15 @@ export function mergeEmphasis(html: string, ranges: ReadonlyArray<readonly [numb
   return out;
 }
 
-/** One diff line's HTML: its highlighted HTML (or the escaped text) with the emphasis marked. */
-export function renderLine(text: string, highlighted: string | null, emphasis: ReadonlyArray<readonly [number, number]>): string {
-  return mergeEmphasis(highlighted ?? escapeHtml(text), emphasis);
+/**
+ * One diff line's HTML: its highlighted HTML (or the escaped text) with the emphasis marked
+ * and its hidden characters shown as chips (`lib/hidden`).
+ */
+export function renderLine(
+  text: string,
+  highlighted: string | null,
+  emphasis: ReadonlyArray<readonly [number, number]>,
+  hidden?: readonly HiddenChar[],
+): string {
+  return markHidden(mergeEmphasis(highlighted ?? escapeHtml(text), emphasis), hidden);
 }

@@ -3,7 +3,7 @@
 import { untrack } from 'svelte';
 import type { ActionSummary, Backend, FileDiff, FileEntry, RenameRow } from '../ipc/backend';
 import type { DiffMode } from '../components/DiffView.svelte';
-import { allUnfolded, UNFOLD_STEP, unfoldAll, type Unfold } from '../lib/diffRows';
+import { allUnfolded, UNFOLD_STEP, unfoldAll, type LineHiddenMap, type Unfold } from '../lib/diffRows';
 import { cancelHighlighting, highlightFile } from '../lib/highlighter';
 import { splitLines } from '../lib/lines';
 import { mark } from '../lib/startup';
@@ -15,6 +15,8 @@ export type FileLines = {
   new: string[] | null;
   oldHtml: string[] | null;
   newHtml: string[] | null;
+  /** The old side's hidden characters by line (unfolded lines show them as diff lines do). */
+  oldHidden?: LineHiddenMap;
 };
 
 export class Preview {
@@ -138,6 +140,7 @@ export class Preview {
         oldHtml: null,
         newHtml: null,
       };
+      if (texts.oldHidden?.length) lines.oldHidden = new Map(texts.oldHidden.map((l) => [l.line, l.chars]));
       this.lines = lines;
       mark('texts_loaded');
       cancelHighlighting();

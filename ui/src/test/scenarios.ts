@@ -102,3 +102,32 @@ export function reviewScenario(): Scenario {
     },
   };
 }
+
+import HIDDEN_QUEUE from '../../../crates/protocol/fixtures/queue_snapshot_hidden.json';
+import HIDDEN_FILES from '../../../crates/protocol/fixtures/file_entries_hidden.json';
+import HIDDEN_DIFF from '../../../crates/protocol/fixtures/file_diff_hidden.json';
+import HIDDEN_TEXTS from '../../../crates/protocol/fixtures/file_texts_hidden.json';
+import HIDDEN_RENAMES from '../../../crates/protocol/fixtures/rename_rows_hidden.json';
+import type { FileTexts } from '../ipc/backend';
+
+/**
+ * examples/hidden-unicode as the shell serves it (the `*_hidden.json` protocol fixtures, written
+ * by src-tauri/tests/shell.rs): a Trojan Source ast_edit on top, a look-alike batch rename below.
+ */
+export function hiddenScenario(): Scenario {
+  const q = structuredClone(HIDDEN_QUEUE) as QueueSnapshot;
+  const [edit, rename] = q.actions as [ActionSummary, ActionSummary];
+  const diff = HIDDEN_DIFF as FileDiff;
+  const texts = HIDDEN_TEXTS as FileTexts;
+  return {
+    session: structuredClone(SESSION) as SessionInfo,
+    tools: structuredClone(TOOLS) as ToolInfo[],
+    queue: q,
+    files: { [edit.id]: HIDDEN_FILES as FileEntry[] },
+    diffs: { [edit.id]: { [diff.path]: diff } },
+    texts: { [edit.id]: { [texts.path]: texts } },
+    renames: { [rename.id]: HIDDEN_RENAMES as RenameRow[] },
+    history: [],
+    scriptSteps: [],
+  };
+}

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::{Change, ContentHash};
 use crate::diff;
+use crate::hidden::{self, HiddenTally, Place};
 
 /// What a change does to its file, as lists show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -54,6 +55,9 @@ pub struct FileSummary {
     /// (binary or too large), so a person can still tell what will be written.
     pub old_hash: Option<String>,
     pub new_hash: Option<String>,
+    /// Hidden and look-alike characters in what this change writes that was not there: its
+    /// added lines, and the name of a created or renamed file ([`crate::hidden`]).
+    pub hidden: HiddenTally,
 }
 
 /// The summary of one change (line counts computed here, once per change set).
@@ -72,11 +76,14 @@ pub(super) fn summarise(change: &Change) -> FileSummary {
     };
     let binary = diff::is_binary(old) || diff::is_binary(new);
     let too_large = old.len() > diff::MAX_DIFF_BYTES || new.len() > diff::MAX_DIFF_BYTES;
-    let (added, removed) = if binary || too_large || kind == ChangeKind::Renamed {
-        (0, 0)
+    let (added, removed, mut hidden) = if binary || too_large || kind == ChangeKind::Renamed {
+        (0, 0, HiddenTally::default())
     } else {
-        diff::line_counts(&String::from_utf8_lossy(old), &String::from_utf8_lossy(new))
+        diff::line_counts_and_hidden(&String::from_utf8_lossy(old), &String::from_utf8_lossy(new))
     };
+    if matches!(kind, ChangeKind::Added | ChangeKind::Renamed) {
+        hidden.add_findings(&hidden::scan_line(path, Place::Elsewhere));
+    }
     let no_diff = binary || too_large;
     let hash =
         |size: Option<u64>, bytes: &[u8]| (no_diff && size.is_some()).then(|| ContentHash::of(bytes).to_string());
@@ -92,5 +99,6 @@ pub(super) fn summarise(change: &Change) -> FileSummary {
         new_hash: hash(new_size, new),
         old_size,
         new_size,
+        hidden,
     }
 }

@@ -317,6 +317,17 @@ impl ChangeSet {
         }
     }
 
+    /// The hidden and look-alike characters this change set writes (added lines, new names),
+    /// and in how many files ([`crate::hidden`]).
+    pub fn hidden(&self) -> crate::hidden::ActionFindings {
+        let mut out = crate::hidden::ActionFindings::default();
+        for f in self.files().iter().filter(|f| !f.hidden.is_empty()) {
+            out.tally.add(f.hidden);
+            out.files = out.files.saturating_add(1);
+        }
+        out
+    }
+
     /// The structured diff of one file (by the path shown in [`files`](Self::files)).
     /// Both sides of `path` whole, as text (`None` for a side that does not exist, and for
     /// both sides of a binary or too-large file: no diff is shown for those). `None` when

@@ -130,3 +130,45 @@ async fn missing_literal_path_is_refused() {
     let r = fx.preview(json!(["a.txt", "missing.txt"]), "a", "b").await;
     assert_refused(&fx, &r, "Path not found: missing.txt", &before);
 }
+
+#[tokio::test]
+async fn a_new_name_with_a_bidi_control_is_refused_naming_the_file_position_and_code_point() {
+    // `invoice<U+202E>fdp.exe` shows as `invoiceexe.pdf`: the classic extension spoof.
+    let fx = fixture(&[("invoice.exe", "MZ")]);
+    let before = fx.listing();
+    let r = fx.preview(json!("invoice.exe"), r"^invoice\.exe$", "invoice\u{202E}fdp.exe").await;
+    assert_refused(
+        &fx,
+        &r,
+        "The new name of `invoice.exe` would be `invoice\\u{202e}fdp.exe`, which contains U+202E RIGHT-TO-LEFT OVERRIDE (a bidirectional control) at character 8",
+        &before,
+    );
+    assert!(!r.text_content().contains('\u{202E}'), "the message itself shows the character escaped");
+    assert!(r.text_content().contains("change `find` or `replace`"), "the message says what to do");
+}
+
+#[tokio::test]
+async fn a_new_name_with_a_control_or_invisible_character_is_refused() {
+    let fx = fixture(&[("a.txt", "a")]);
+    let before = fx.listing();
+    let r = fx.preview(json!("a.txt"), "^a", "\u{1b}[31ma").await;
+    assert_refused(
+        &fx,
+        &r,
+        "would be `\\x1b[31ma.txt`, which contains U+001B ESCAPE (a control character) at character 1",
+        &before,
+    );
+    let r = fx.preview(json!("a.txt"), "^a", "a\u{200B}").await;
+    assert_refused(&fx, &r, "U+200B ZERO WIDTH SPACE (an invisible character) at character 2", &before);
+}
+
+#[tokio::test]
+async fn a_new_name_with_an_accent_or_a_non_breaking_space_is_still_a_name() {
+    let fx = fixture(&[("cafe.txt", "a")]);
+    let r = fx.preview(json!("cafe.txt"), "^cafe", "caf\u{e9}\u{A0}menu").await;
+    assert!(
+        !r.is_error,
+        "visible characters (and an unusual space the window marks) are allowed: {}",
+        r.text_content()
+    );
+}

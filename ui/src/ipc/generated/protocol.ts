@@ -150,7 +150,17 @@ proposal: Proposal | null,
  * The structured data a tool pushed with the action (`details`), shown on a custom
  * action's card as a tree or table; absent when it gave none.
  */
-details?: unknown, };
+details?: unknown, 
+/**
+ * Hidden or look-alike characters in `badge` and `summary` (absent when none).
+ */
+badgeHidden?: Array<HiddenChar>, summaryHidden?: Array<HiddenChar>, 
+/**
+ * The card's warning when the change writes hidden, bidirectional or look-alike
+ * characters (`This change contains hidden or bidirectional Unicode characters: 3 in 2
+ * files. They are shown as ⟨U+…⟩.`); absent when it writes none.
+ */
+hiddenWarning?: string, };
 
 /**
  * Status of a pending action (SPEC §2).
@@ -210,7 +220,21 @@ oldSize: number | null, newSize: number | null,
  * BLAKE3 content hashes (hex) of each side, set only for binary and too-large files
  * (no diff is shown for them).
  */
-oldHash: string | null, newHash: string | null, };
+oldHash: string | null, newHash: string | null, 
+/**
+ * Hidden or look-alike characters in `path` and `old_path` (absent when none).
+ */
+pathHidden?: Array<HiddenChar>, oldPathHidden?: Array<HiddenChar>, 
+/**
+ * How many hidden or look-alike characters this change writes into the file (its added
+ * lines, and its name when created or renamed); absent when none.
+ */
+hiddenCount?: number, 
+/**
+ * The file's warning in words (`2 hidden or bidirectional characters in what this change
+ * writes`); absent when none.
+ */
+hiddenNote?: string, };
 
 export type FileChange = "modified" | "added" | "deleted" | "renamed";
 
@@ -225,14 +249,23 @@ language: string | null,
 /**
  * Set instead of hunks for binary or too-large files.
  */
-summary: string | null, hunks: Array<Hunk>, added: number, removed: number, };
+summary: string | null, hunks: Array<Hunk>, added: number, removed: number, 
+/**
+ * Hidden or look-alike characters in `path` and `old_path` (absent when none).
+ */
+pathHidden?: Array<HiddenChar>, oldPathHidden?: Array<HiddenChar>, };
 
 /**
  * Returned by `get_file_texts`: the whole previewed text of both sides of one file, for
  * highlighting the file as a whole and unfolding unchanged lines. `null` for a side that does
  * not exist, and for both sides of binary or too-large files.
  */
-export type FileTexts = { path: string, old: string | null, new: string | null, };
+export type FileTexts = { path: string, old: string | null, new: string | null, 
+/**
+ * The lines of `old` and `new` that hold hidden or look-alike characters, in order
+ * (absent when none): unfolded lines show them as the diff's lines do.
+ */
+oldHidden?: Array<LineHidden>, newHidden?: Array<LineHidden>, };
 
 export type Hunk = { oldStart: number, oldLines: number, newStart: number, newLines: number, lines: Array<DiffLine>, };
 
@@ -253,16 +286,60 @@ text: string,
  * Half-open `[start, end)` ranges, in UTF-16 code units of `text`, that
  * changed at word level. Empty for context lines.
  */
-emphasis: Array<[number, number]>, };
+emphasis: Array<[number, number]>, 
+/**
+ * Characters of `text` a person cannot see or that look like others, to be shown
+ * visibly (absent when none).
+ */
+hidden?: Array<HiddenChar>, };
 
 export type DiffLineKind = "context" | "added" | "removed";
 
 /**
  * One row of `get_action_renames`.
  */
-export type RenameRow = { from: string, to: string, status: RenameStatus, };
+export type RenameRow = { from: string, to: string, status: RenameStatus, 
+/**
+ * Hidden or look-alike characters in `from` and `to` (absent when none).
+ */
+fromHidden?: Array<HiddenChar>, toHidden?: Array<HiddenChar>, };
 
 export type RenameStatus = "rename" | "unchanged" | "directorySkipped";
+
+/**
+ * One character of a text that a person cannot see, or that looks like another.
+ */
+export type HiddenChar = { 
+/**
+ * Half-open `[start, end)` in UTF-16 code units of the text it was found in (what
+ * JavaScript strings index by; 2 units for a character outside the BMP).
+ */
+start: number, end: number, 
+/**
+ * The Unicode scalar value (`0x202E`).
+ */
+codePoint: number, kind: HiddenKind, 
+/**
+ * What it is, for a tooltip: `U+202E RIGHT-TO-LEFT OVERRIDE`,
+ * `U+0430 Cyrillic letter that looks like "a"`.
+ */
+name: string, 
+/**
+ * What is shown in place of a hidden character: `⟨U+202E⟩`. A look-alike is shown as
+ * itself, outlined, with `name` as its tooltip.
+ */
+marker: string, };
+
+export type HiddenKind = "bidi" | "invisible" | "control" | "whitespace" | "confusable";
+
+/**
+ * The characters found on one line of a whole text ([`crate::FileTexts`]).
+ */
+export type LineHidden = { 
+/**
+ * 1-based, as the diff numbers lines.
+ */
+line: number, chars: Array<HiddenChar>, };
 
 /**
  * The person's decision; the `action` argument of `resolve_action`.
@@ -711,7 +788,11 @@ old: string,
 /**
  * The text written instead (shortened when long).
  */
-new: string, };
+new: string, 
+/**
+ * Hidden or look-alike characters in `old` and `new` (absent when none).
+ */
+oldHidden?: Array<HiddenChar>, newHidden?: Array<HiddenChar>, };
 
 /**
  * Returned by `get_file_replacements`.
