@@ -98,7 +98,15 @@ async fn main() {
     let session = Arc::new(Session::open(ws.path(), ResolvePolicy::Agent).unwrap());
     session.load(|_api| vec![Arc::new(Echo) as Arc<dyn Tool>]).unwrap();
     session.load(resolve_tool_batch_rename::factory()).unwrap();
-    let tools = ExternalTools::load(&session, Config { dirs: vec![tools_dir], log_dir: logs.path().to_path_buf() });
+    let tools = ExternalTools::load(
+        &session,
+        Config {
+            dirs: vec![tools_dir],
+            log_dir: logs.path().to_path_buf(),
+            never_pass: resolve_external::DEFAULT_NEVER_PASS.iter().map(|n| n.to_string()).collect(),
+            limits: resolve_external::ToolLimits::default(),
+        },
+    );
     assert!(tools.problems().is_empty(), "{:?}", tools.problems());
 
     let s = session.clone();

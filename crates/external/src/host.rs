@@ -11,18 +11,26 @@ use std::time::Duration;
 use notify::{Event, EventKind, RecursiveMode, Watcher as _};
 use resolve_engine::{CustomToolApi, RegistryError, Session, Tool};
 
+use crate::environment::DEFAULT_NEVER_PASS;
+use crate::limits::ToolLimits;
 use crate::manifest::{LoadProblem, Manifest};
+use crate::process::Launch;
 use crate::tool::{ExternalTool, Runner};
 
 /// The tools folder inside a workspace.
 pub const WORKSPACE_TOOLS_DIR: &str = ".resolve/tools";
 
-/// Where tools are searched (in order: on a name clash the first one wins) and where their
-/// stderr logs go.
+/// Where tools are searched (in order: on a name clash the first one wins), where their
+/// stderr logs go, what their processes never get, and their bounds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     pub dirs: Vec<PathBuf>,
     pub log_dir: PathBuf,
+    /// Environment variables never passed to a tool, even when its manifest names them in
+    /// `env` (default [`DEFAULT_NEVER_PASS`]; a front end adds its LLM key variable).
+    pub never_pass: Vec<String>,
+    /// A tool's stdout line and stderr log bounds (default [`ToolLimits::from_env_or_default`]).
+    pub limits: ToolLimits,
 }
 
 impl Config {
@@ -33,7 +41,12 @@ impl Config {
         if let Some(user) = user_tools_dir() {
             dirs.push(user);
         }
-        Config { dirs, log_dir: default_log_dir() }
+        Config {
+            dirs,
+            log_dir: default_log_dir(),
+            never_pass: DEFAULT_NEVER_PASS.iter().map(|n| n.to_string()).collect(),
+            limits: ToolLimits::from_env_or_default(),
+        }
     }
 }
 
@@ -154,7 +167,7 @@ pub fn make_tools(api: &CustomToolApi, config: &Config) -> (Vec<Arc<dyn Tool>>, 
         .into_iter()
         .map(|m| {
             let log = config.log_dir.join(format!("{}.log", m.name));
-            Arc::new(ExternalTool { runner: Runner::new(m, log, api.clone()) }) as Arc<dyn Tool>
+            Arc::new(ExternalTool { runner: Runner::new(m, &log, api.clone(), Launch::of(config)) }) as Arc<dyn Tool>
         })
         .collect();
     (tools, found.problems)
@@ -261,7 +274,7 @@ impl ExternalTools {
             let fp = fingerprint(&manifest.dir);
             let mut made = None;
             let loaded = session.load(|api| {
-                let runner = Runner::new(manifest.clone(), log, api.clone());
+                let runner = Runner::new(manifest.clone(), &log, api.clone(), Launch::of(&self.inner.config));
                 made = Some(runner.clone());
                 vec![Arc::new(ExternalTool { runner }) as Arc<dyn Tool>]
             });
@@ -313,9 +326,10 @@ impl ExternalTools {
         self.inner.config.log_dir.join(format!("{name}.log"))
     }
 
-    /// The end of tool `name`'s stderr log (at most 64 KiB; empty before it first ran).
+    /// The end of tool `name`'s stderr log (at most 64 KiB, reaching into the rotated
+    /// `<name>.log.1`; empty before it first ran).
     pub fn read_log(&self, name: &str) -> std::io::Result<String> {
-        read_tail(&self.log_path(name), 64 * 1024)
+        crate::log::read_log_tail(&self.log_path(name), 64 * 1024)
     }
 
     /// Whether tool `name`'s process runs now.

@@ -48,7 +48,12 @@ impl Desk {
     }
 
     pub fn config(&self) -> Config {
-        Config { dirs: vec![self.tools_dir()], log_dir: self.logs.path().to_path_buf() }
+        Config {
+            dirs: vec![self.tools_dir()],
+            log_dir: self.logs.path().to_path_buf(),
+            never_pass: resolve_external::DEFAULT_NEVER_PASS.iter().map(|n| n.to_string()).collect(),
+            limits: resolve_external::ToolLimits::default(),
+        }
     }
 
     /// Writes `<workspace>/.resolve/tools/<folder>/tool.json` (and extra files).
