@@ -324,6 +324,7 @@ pub async fn open_session(
         journal,
         watch_files: true,
         watch_tools: true,
+        never_pass_env: Vec::new(),
     };
     let desk = Desk::open(path, options).await.map_err(|e| {
         let code = match &e {

@@ -77,7 +77,7 @@ pub async fn run(args: AgentArgs) -> ExitCode {
         PolicyArg::Agent => ResolvePolicy::Agent,
         PolicyArg::Human => ResolvePolicy::Human,
     };
-    let desk = match crate::open_desk(&args.workspace, policy).await {
+    let desk = match crate::open_desk(&args.workspace, policy, args.api_key_env.iter().cloned().collect()).await {
         Ok(d) => d,
         Err(e) => return fail(2, &e),
     };

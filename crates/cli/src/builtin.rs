@@ -14,6 +14,8 @@ pub struct Open {
     pub script_ids: bool,
     /// Reload external tools live while the command runs (servers).
     pub watch_tools: bool,
+    /// More variables no tool may get (the API key variable `rdesk agent` was told to use).
+    pub never_pass_env: Vec<String>,
 }
 
 /// Opens `workspace` as every front end does, and says on stderr what opening found
@@ -26,6 +28,7 @@ pub async fn open(workspace: &Path, how: Open, prog: &str) -> Result<Desk, Strin
         options.id_prefix = Some("pa-".into());
     }
     options.watch_tools = how.watch_tools;
+    options.never_pass_env = how.never_pass_env;
     let desk = Desk::open(workspace, options).await.map_err(|e| e.to_string())?;
     report(&desk, prog);
     Ok(desk)

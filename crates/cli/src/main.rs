@@ -130,12 +130,17 @@ fn main() -> ExitCode {
 }
 
 /// The desk of a one-shot command (`run`, `agent`): deterministic ids, no live reload.
-async fn open_desk(workspace: &std::path::Path, policy: ResolvePolicy) -> Result<resolve_desk_core::Desk, String> {
-    builtin::open(workspace, builtin::Open { policy, script_ids: true, watch_tools: false }, "rdesk").await
+async fn open_desk(
+    workspace: &std::path::Path,
+    policy: ResolvePolicy,
+    never_pass_env: Vec<String>,
+) -> Result<resolve_desk_core::Desk, String> {
+    let how = builtin::Open { policy, script_ids: true, watch_tools: false, never_pass_env };
+    builtin::open(workspace, how, "rdesk").await
 }
 
 async fn run(script: &str, workspace: &std::path::Path) -> ExitCode {
-    let desk = match open_desk(workspace, ResolvePolicy::Agent).await {
+    let desk = match open_desk(workspace, ResolvePolicy::Agent, Vec::new()).await {
         Ok(d) => d,
         Err(e) => {
             eprintln!("rdesk: {e}");
@@ -197,7 +202,12 @@ async fn list_tools(workspace: Option<PathBuf>) -> ExitCode {
         },
     };
     let dir = workspace.clone().unwrap_or_else(|| private.as_ref().map(|d| d.path().to_path_buf()).unwrap_or_default());
-    let how = builtin::Open { policy: ResolvePolicy::Agent, script_ids: true, watch_tools: false };
+    let how = builtin::Open {
+        policy: ResolvePolicy::Agent,
+        script_ids: true,
+        watch_tools: false,
+        never_pass_env: Vec::new(),
+    };
     let desk = match builtin::open(&dir, how, "rdesk").await {
         Ok(d) => d,
         Err(e) => {

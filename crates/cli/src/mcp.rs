@@ -145,7 +145,8 @@ pub async fn run(args: McpArgs) -> ExitCode {
 /// Adding, editing or removing a tool folder updates the tools live (the client is sent
 /// `tools/list_changed`) while the returned desk lives.
 async fn open(workspace: &Path, policy: Policy, prog: &str) -> Result<resolve_desk_core::Desk, String> {
-    let how = builtin::Open { policy: policy.engine(), script_ids: false, watch_tools: true };
+    let how =
+        builtin::Open { policy: policy.engine(), script_ids: false, watch_tools: true, never_pass_env: Vec::new() };
     builtin::open(workspace, how, prog).await
 }
 

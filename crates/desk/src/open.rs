@@ -48,6 +48,10 @@ pub struct DeskOptions {
     pub watch_files: bool,
     /// Watch the tool folders so tools reload as they change.
     pub watch_tools: bool,
+    /// Environment variables no tool process ever gets, besides the defaults
+    /// (`OPENAI_API_KEY`) and the API key variable the agent settings in `config_dir` name
+    /// (e.g. `rdesk agent --api-key-env NAME`).
+    pub never_pass_env: Vec<String>,
 }
 
 impl DeskOptions {
@@ -62,6 +66,7 @@ impl DeskOptions {
             journal: None,
             watch_files: false,
             watch_tools: false,
+            never_pass_env: Vec::new(),
         }
     }
 }
@@ -95,6 +100,21 @@ impl Note {
             Note::WatchFailed(e) => format!("{e}; a file changed behind the desk's back is found stale at Apply"),
         }
     }
+}
+
+/// The variables no tool gets: the defaults, the agent settings' API key variable, and the
+/// caller's.
+fn never_pass(options: &DeskOptions) -> Vec<String> {
+    let mut names: Vec<String> = resolve_external::DEFAULT_NEVER_PASS.iter().map(|n| n.to_string()).collect();
+    if let Some(config) = options.config_dir.as_deref() {
+        if let Ok(settings) = resolve_agent::ProviderConfig::load(config) {
+            names.push(settings.api_key_env);
+        }
+    }
+    names.extend(options.never_pass_env.iter().cloned());
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// One open workspace, composed: session, tools, trust, journal mirror, watches.
@@ -139,6 +159,8 @@ impl Desk {
             workspace: Some(root.join(resolve_external::WORKSPACE_TOOLS_DIR)),
             log_dir: options.log_dir.clone(),
             gate: Some(trust::gate(trust.clone(), root.clone())),
+            never_pass: never_pass(&options),
+            ..Config::default()
         };
         let external = ExternalTools::load(&session, config);
         let session = Arc::new(session);

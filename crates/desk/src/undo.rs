@@ -36,7 +36,19 @@ pub fn keep(journal: &Arc<Writer>, root: &str, entry: &TranscriptEntry) {
     }
     let root = root.to_string();
     let at_ms = entry.at.timestamp_millis();
-    journal.run(Box::new(move |j| {
-        j.keep_undo(&root, &details.action_id, &details.label, &details.source_tool_name, at_ms, &record, retention())
-    }));
+    // Weighed by the bytes it puts back, so the journal's bounded queue counts it right.
+    journal.run_sized(
+        record.held_bytes(),
+        Box::new(move |j| {
+            j.keep_undo(
+                &root,
+                &details.action_id,
+                &details.label,
+                &details.source_tool_name,
+                at_ms,
+                &record,
+                retention(),
+            )
+        }),
+    );
 }

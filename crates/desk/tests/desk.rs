@@ -63,6 +63,7 @@ impl Place {
             journal: None,
             watch_files: false,
             watch_tools: false,
+            never_pass_env: Vec::new(),
         }
     }
 

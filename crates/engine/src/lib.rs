@@ -22,6 +22,8 @@
 //!   its JSON Schema)
 //! - [`params`] — shared parameter checks: unknown keys named with the known ones, values quoted
 //! - [`pending`] — `PendingAction`, `ActionStatus`, `PendingActionStore`, store events
+//! - [`limits`] — `PendingLimits`: how many actions, and how many bytes of change sets, a
+//!   stack may hold (`RESOLVE_DESK_MAX_PENDING`, `RESOLVE_DESK_MAX_PENDING_MIB`)
 //! - [`resolve`] — the hidden built-in `resolve` tool and its rendering rules
 //! - [`custom`] — `CustomToolApi`, `CustomToolPendingAction`, tool factories
 //! - [`workspace`] — the workspace root and the path checks every file access goes through
@@ -43,6 +45,7 @@ pub mod diff;
 pub mod fault;
 pub mod hidden;
 pub mod lean;
+pub mod limits;
 pub mod params;
 pub mod pending;
 pub mod registry;
@@ -62,6 +65,7 @@ pub use changeset::{Affected, SincePreview};
 pub use changeset::{LeaveOut, LeftOutReplacements, PartialApply, Replacement, ReplacementRow, Replacements};
 pub use custom::{CustomToolApi, CustomToolPendingAction, ToolFactory};
 pub use diff::{language_for_path, DiffLine, FileDiff, Hunk, LineKind};
+pub use limits::{PendingLimits, MAX_PENDING_ENV, MAX_PENDING_MIB_ENV};
 pub use pending::{
     ActionId, ActionInfo, ActionKind, ActionStatus, PendingAction, PendingActionStore, Proposal, RenameRow,
     RenameStatus, StoreChange, StoreEvent,

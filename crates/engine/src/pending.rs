@@ -5,7 +5,9 @@
 //! - `list()` is top first; only the top can be resolved (the `resolve` tool enforces it);
 //! - every change bumps `revision` by one and is broadcast as a [`StoreEvent`];
 //! - an action leaves the stack only by `pop`, `clear`, or a successful resolve: a failed
-//!   apply keeps it, with its status set to `stale` or `failed`.
+//!   apply keeps it, with its status set to `stale` or `failed`;
+//! - a push past the store's [`PendingLimits`] (count, or bytes its change sets hold) is
+//!   refused and changes nothing; a restore is never refused by them.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -16,6 +18,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use crate::changeset::{ChangeCounts, ChangeSet};
+use crate::limits::PendingLimits;
 use crate::resolve::ResolveAction;
 use crate::session::ToolCall;
 use crate::tool::{ToolError, ToolResult};
@@ -251,6 +254,15 @@ struct Entry {
     action: Arc<PendingAction>,
     status: ActionStatus,
     proposal: Option<Proposal>,
+    /// What its change set holds ([`ChangeSet::held_bytes`]; 0 without one).
+    bytes: u64,
+}
+
+impl Entry {
+    fn new(action: Arc<PendingAction>, status: ActionStatus) -> Entry {
+        let bytes = action.change_set.as_ref().map_or(0, |cs| cs.held_bytes());
+        Entry { action, status, proposal: None, bytes }
+    }
 }
 
 struct Inner {
@@ -260,6 +272,14 @@ struct Inner {
     next_id: u64,
     /// Told about every push and every removal, in order (see [`crate::stored::Persist`]).
     persist: Option<crate::stored::PersistFn>,
+    limits: PendingLimits,
+}
+
+impl Inner {
+    /// The bytes the change sets on the stack hold together.
+    fn held_bytes(&self) -> u64 {
+        self.stack.iter().map(|e| e.bytes).sum()
+    }
 }
 
 /// The session's LIFO stack of pending actions.
@@ -286,11 +306,18 @@ impl PendingActionStore {
         Self::with_id_prefix(format!("pa-{tag}-"))
     }
 
-    /// A store with a fixed id prefix (deterministic ids for tests and scripts).
+    /// A store with a fixed id prefix (deterministic ids for tests and scripts). Bounded by
+    /// [`PendingLimits::from_env_or_default`] (see [`set_limits`](Self::set_limits)).
     pub fn with_id_prefix(prefix: impl Into<String>) -> Self {
         let (events, _) = broadcast::channel(1024);
         Self {
-            inner: Mutex::new(Inner { stack: Vec::new(), revision: 0, next_id: 1, persist: None }),
+            inner: Mutex::new(Inner {
+                stack: Vec::new(),
+                revision: 0,
+                next_id: 1,
+                persist: None,
+                limits: PendingLimits::from_env_or_default(),
+            }),
             id_prefix: prefix.into(),
             events,
         }
@@ -308,7 +335,26 @@ impl PendingActionStore {
         let _ = self.events.send(StoreEvent { revision: inner.revision, change });
     }
 
-    /// Builds an action from its parts and puts it on top. Returns its id.
+    /// The bounds a push must stay within.
+    pub fn limits(&self) -> PendingLimits {
+        self.lock().limits
+    }
+
+    /// Sets the bounds later pushes must stay within (actions already on the stack stay,
+    /// even past them).
+    pub fn set_limits(&self, limits: PendingLimits) {
+        self.lock().limits = limits;
+    }
+
+    /// The bytes the change sets of the actions on the stack hold together (what
+    /// [`PendingLimits::max_bytes`] bounds).
+    pub fn held_bytes(&self) -> u64 {
+        self.lock().held_bytes()
+    }
+
+    /// Builds an action from its parts and puts it on top. Returns its id; a push past the
+    /// store's [`PendingLimits`] is refused (`ToolError::Failed` naming the bound, its setting
+    /// and what to do) and changes nothing.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn push_parts(
         &self,
@@ -328,7 +374,11 @@ impl PendingActionStore {
                 "A pending action needs a non-empty `label` (a short summary shown in the queue).".into(),
             ));
         }
+        let bytes = change_set.as_ref().map_or(0, |cs| cs.held_bytes());
         let mut inner = self.lock();
+        if let Some(refusal) = inner.limits.refusal(inner.stack.len(), inner.held_bytes(), bytes) {
+            return Err(ToolError::Failed(refusal));
+        }
         let id = format!("{}{}", self.id_prefix, inner.next_id);
         inner.next_id += 1;
         let action = PendingAction {
@@ -349,7 +399,7 @@ impl PendingActionStore {
         if let Some(persist) = &inner.persist {
             persist(crate::stored::Persist::Save(action.to_stored()));
         }
-        inner.stack.push(Entry { action, status: ActionStatus::Pending, proposal: None });
+        inner.stack.push(Entry::new(action, ActionStatus::Pending));
         self.publish(&mut inner, StoreChange::Pushed { id: id.clone() });
         Ok(id)
     }
@@ -444,7 +494,8 @@ impl PendingActionStore {
             if let Some(n) = id.strip_prefix(self.id_prefix.as_str()).and_then(|n| n.parse::<u64>().ok()) {
                 inner.next_id = inner.next_id.max(n.saturating_add(1));
             }
-            entries.push(Entry { action: Arc::new(action), status, proposal: None });
+            // Never refused by the limits: these were pending already.
+            entries.push(Entry::new(Arc::new(action), status));
             out.push(Ok(id));
         }
         let ids: Vec<ActionId> = entries.iter().map(|e| e.action.id.clone()).collect();

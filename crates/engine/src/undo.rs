@@ -107,6 +107,22 @@ fn hex(h: ContentHash) -> String {
 }
 
 impl UndoRecord {
+    /// About how many bytes the record holds (paths, hashes, the bytes it puts back): what
+    /// the journal's write queue counts for it (`Writer::run_sized`).
+    pub fn held_bytes(&self) -> u64 {
+        self.changes
+            .iter()
+            .map(|c| match c {
+                UndoChange::Edited { path, now, was, hunks } => {
+                    (path.len() + now.len() + was.len()) as u64 + hunks.iter().map(|h| h.old.len() as u64 + 16).sum::<u64>()
+                }
+                UndoChange::Created { path, now } => (path.len() + now.len()) as u64,
+                UndoChange::Deleted { path, bytes } => (path.len() + bytes.len()) as u64,
+                UndoChange::Renamed { from, to, hash, .. } => (from.len() + to.len() + hash.len()) as u64,
+            } + 32)
+            .sum()
+    }
+
     /// The record that reverts `cs` once it has been applied.
     pub fn of(cs: &ChangeSet) -> UndoRecord {
         let changes = cs
@@ -636,5 +652,16 @@ mod tests {
         let json = serde_json::to_string(&record).unwrap();
         assert_eq!(serde_json::from_str::<UndoRecord>(&json).unwrap(), record);
         assert_eq!(record.files(), vec!["a.txt", "n.txt", "d.bin", "y"]);
+    }
+
+    #[test]
+    fn held_bytes_counts_the_bytes_a_record_puts_back() {
+        let mut small = ChangeSet::new();
+        small.delete("d.bin", vec![1u8; 10]);
+        let mut big = ChangeSet::new();
+        big.delete("d.bin", vec![1u8; 100_000]);
+        let (small, big) = (UndoRecord::of(&small).held_bytes(), UndoRecord::of(&big).held_bytes());
+        assert_eq!(big - small, 100_000 - 10, "a deleted file's bytes are held whole");
+        assert!(big < 100_000 + 200, "plus little else: {big}");
     }
 }

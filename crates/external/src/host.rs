@@ -11,17 +11,20 @@ use std::time::Duration;
 use notify::{Event, EventKind, RecursiveMode, Watcher as _};
 use resolve_engine::{CustomToolApi, RegistryError, Session, Tool};
 
+use crate::environment::DEFAULT_NEVER_PASS;
+use crate::limits::ToolLimits;
 use crate::manifest::{LoadProblem, Manifest, ToolSource};
+use crate::process::Launch;
 use crate::tool::{ExternalTool, Runner};
 
 /// The tools folder inside a workspace.
 pub const WORKSPACE_TOOLS_DIR: &str = ".resolve/tools";
 
-/// Where tools are searched and where their stderr logs go. The user's folders (`dirs`) are
-/// searched first, then the workspace's (`workspace`): on a name clash the first one wins, so
-/// a folder's own tool never shadows a tool of the user's (it is a load problem with SPEC §6's
-/// message instead).
-#[derive(Debug, Clone, Default)]
+/// Where tools are searched and where their stderr logs go, what their processes never get,
+/// their bounds, and who may start them. The user's folders (`dirs`) are searched first, then
+/// the workspace's (`workspace`): on a name clash the first one wins, so a folder's own tool
+/// never shadows a tool of the user's (it is a load problem with SPEC §6's message instead).
+#[derive(Debug, Clone)]
 pub struct Config {
     /// The user's own tool folders ([`ToolSource::User`]).
     pub dirs: Vec<PathBuf>,
@@ -31,6 +34,26 @@ pub struct Config {
     pub log_dir: PathBuf,
     /// Asked before every start of a tool's process; a refusal fails the call and nothing runs.
     pub gate: Option<Gate>,
+    /// Environment variables never passed to a tool, even when its manifest names them in
+    /// `env` (default [`DEFAULT_NEVER_PASS`]; a front end adds its LLM key variable).
+    pub never_pass: Vec<String>,
+    /// A tool's stdout line and stderr log bounds (default [`ToolLimits::from_env_or_default`]).
+    pub limits: ToolLimits,
+}
+
+impl Default for Config {
+    /// No folders, logs in [`default_log_dir`], no gate, [`DEFAULT_NEVER_PASS`], the limits the
+    /// environment sets.
+    fn default() -> Config {
+        Config {
+            dirs: Vec::new(),
+            workspace: None,
+            log_dir: default_log_dir(),
+            gate: None,
+            never_pass: DEFAULT_NEVER_PASS.iter().map(|n| n.to_string()).collect(),
+            limits: ToolLimits::from_env_or_default(),
+        }
+    }
 }
 
 impl Config {
@@ -40,8 +63,7 @@ impl Config {
         Config {
             dirs: user_tools_dir().into_iter().collect(),
             workspace: Some(root.join(WORKSPACE_TOOLS_DIR)),
-            log_dir: default_log_dir(),
-            gate: None,
+            ..Config::default()
         }
     }
 
@@ -201,7 +223,7 @@ pub fn make_tools(api: &CustomToolApi, config: &Config) -> (Vec<Arc<dyn Tool>>, 
         .into_iter()
         .map(|m| {
             let log = config.log_dir.join(format!("{}.log", m.name));
-            Arc::new(ExternalTool { runner: Runner::new(m, log, api.clone(), config.gate.clone()) }) as Arc<dyn Tool>
+            Arc::new(ExternalTool { runner: Runner::new(m, &log, api.clone(), Launch::of(config)) }) as Arc<dyn Tool>
         })
         .collect();
     (tools, found.problems)
@@ -308,7 +330,7 @@ impl ExternalTools {
             let fp = fingerprint(&manifest.dir);
             let mut made = None;
             let loaded = session.load(|api| {
-                let runner = Runner::new(manifest.clone(), log, api.clone(), self.inner.config.gate.clone());
+                let runner = Runner::new(manifest.clone(), &log, api.clone(), Launch::of(&self.inner.config));
                 made = Some(runner.clone());
                 vec![Arc::new(ExternalTool { runner }) as Arc<dyn Tool>]
             });
@@ -360,9 +382,10 @@ impl ExternalTools {
         self.inner.config.log_dir.join(format!("{name}.log"))
     }
 
-    /// The end of tool `name`'s stderr log (at most 64 KiB; empty before it first ran).
+    /// The end of tool `name`'s stderr log (at most 64 KiB, reaching into the rotated
+    /// `<name>.log.1`; empty before it first ran).
     pub fn read_log(&self, name: &str) -> std::io::Result<String> {
-        read_tail(&self.log_path(name), 64 * 1024)
+        crate::log::read_log_tail(&self.log_path(name), 64 * 1024)
     }
 
     /// Whether tool `name`'s process runs now.

@@ -61,6 +61,9 @@ pub struct Manifest {
     /// relative to the tool's folder (`./run.sh`).
     pub command: String,
     pub args: Vec<String>,
+    /// Names of environment variables the process gets from the desk's environment, besides
+    /// the allow-list of [`crate::environment`] (a never-passed one is still withheld).
+    pub env: Vec<String>,
     pub timeouts: Timeouts,
     /// The tool's folder (the process runs there).
     pub dir: PathBuf,
@@ -84,7 +87,8 @@ impl fmt::Display for LoadProblem {
     }
 }
 
-const KNOWN_KEYS: [&str; 8] = ["name", "label", "description", "parameters", "command", "args", "timeouts", "$schema"];
+const KNOWN_KEYS: [&str; 9] =
+    ["name", "label", "description", "parameters", "command", "args", "env", "timeouts", "$schema"];
 const TIMEOUT_KEYS: [&str; 4] = ["execute", "apply", "reject", "idle"];
 
 fn problem(file: &Path, message: impl Into<String>) -> LoadProblem {
@@ -121,7 +125,7 @@ impl Manifest {
             if !KNOWN_KEYS.contains(&key.as_str()) {
                 return Err(problem(
                     file,
-                    format!("unknown field `{key}`; the known fields are {}.", KNOWN_KEYS[..7].join(", ")),
+                    format!("unknown field `{key}`; the known fields are {}.", KNOWN_KEYS[..8].join(", ")),
                 ));
             }
         }
@@ -181,6 +185,41 @@ impl Manifest {
                 return Err(problem(file, format!("field `args` must be an array of strings; got {}", shown(other))))
             }
         };
+        let env = match obj.get("env") {
+            None => Vec::new(),
+            Some(Value::Array(items)) => {
+                let mut names = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    match item {
+                        Value::String(s) if crate::environment::is_variable_name(s) => {
+                            if !names.contains(s) {
+                                names.push(s.clone());
+                            }
+                        }
+                        other => {
+                            return Err(problem(
+                                file,
+                                format!(
+                                    "field `env[{i}]` must be the name of an environment variable (letters, digits and \
+                                     '_', not starting with a digit), e.g. \"GITHUB_TOKEN\"; got {}",
+                                    shown(other)
+                                ),
+                            ))
+                        }
+                    }
+                }
+                names
+            }
+            Some(other) => {
+                return Err(problem(
+                    file,
+                    format!(
+                        "field `env` must be an array of environment variable names, e.g. [\"GITHUB_TOKEN\"]; got {}",
+                        shown(other)
+                    ),
+                ))
+            }
+        };
         let mut timeouts = Timeouts::default();
         match obj.get("timeouts") {
             None => {}
@@ -231,6 +270,7 @@ impl Manifest {
             parameters,
             command,
             args,
+            env,
             timeouts,
             dir: dir.to_path_buf(),
             file: file.to_path_buf(),
@@ -299,6 +339,11 @@ mod tests {
         assert_eq!(m.args, vec!["a.js"]);
         assert_eq!(m.timeouts.execute, Duration::from_millis(2500));
         assert_eq!(m.timeouts.apply, Duration::from_secs(120));
+        assert!(m.env.is_empty(), "no variables besides the allow-list unless named");
+        let named =
+            parse(&GOOD.replace("\"args\"", "\"env\": [\"GITHUB_TOKEN\", \"_X1\", \"GITHUB_TOKEN\"], \"args\""))
+                .unwrap();
+        assert_eq!(named.env, vec!["GITHUB_TOKEN", "_X1"], "named variables, each once");
     }
 
     #[test]
@@ -312,6 +357,14 @@ mod tests {
             (GOOD.replace("\"command\"", "\"cmd\""), "unknown field `cmd`"),
             ("{".to_string(), "is not valid JSON"),
             (GOOD.replace("\"name\": \"x\"", "\"name\": \"a b\""), "field `name` must be letters"),
+            (
+                GOOD.replace("\"args\"", "\"env\": [\"OK\", \"NOT-OK\"], \"args\""),
+                "field `env[1]` must be the name of an environment variable",
+            ),
+            (
+                GOOD.replace("\"args\"", "\"env\": \"TOKEN\", \"args\""),
+                "field `env` must be an array of environment variable names",
+            ),
         ];
         for (text, expected) in cases {
             let p = parse(&text).unwrap_err();

@@ -4,11 +4,16 @@
 //! routes the tool's answers to the call that waits for them and the tool's own requests
 //! and notifications (`pushPendingAction`, `progress`) to the call in progress, which
 //! handles them in its own task (so pushes record the tool call they belong to). Anything
-//! on stdout that is not JSON-RPC stops the tool. When stdout closes, the process is
-//! reaped, and every waiting call gets the reason it died. stderr goes to the tool's log.
+//! on stdout that is not JSON-RPC stops the tool, and so does a line longer than
+//! [`ToolLimits::max_line_bytes`] (never buffered past it). When stdout closes, the process is
+//! reaped, and every waiting call gets the reason it died. A third thread copies stderr to
+//! the tool's log ([`ToolLog`]: private, rotated at a size).
+//!
+//! The process starts from an empty environment plus the allow-list of
+//! [`crate::environment`]: never the desk's whole environment.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,7 +24,34 @@ use resolve_engine::CancellationToken;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::limits::{shown_bytes, ToolLimits, LINE_MIB_ENV};
+use crate::log::ToolLog;
 use crate::manifest::Manifest;
+
+/// How the host starts tool processes (from [`crate::Config`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Launch {
+    /// Variables never passed, even when a manifest names them.
+    pub never_pass: Arc<[String]>,
+    pub limits: ToolLimits,
+    /// Asked before every start.
+    pub gate: Option<crate::Gate>,
+}
+
+impl Launch {
+    pub fn of(config: &crate::Config) -> Launch {
+        Launch { never_pass: config.never_pass.clone().into(), limits: config.limits, gate: config.gate.clone() }
+    }
+
+    /// The variables `manifest` names that are never passed.
+    pub fn withheld(&self, manifest: &Manifest) -> Vec<String> {
+        crate::environment::tool_environment(&manifest.env, &self.never_pass, std::iter::empty()).1
+    }
+}
+
+/// How long the reader waits, once the process is gone, for the stderr copier to write what
+/// the process wrote last (a child of the tool may keep stderr open longer).
+const STDERR_DRAIN: Duration = Duration::from_secs(2);
 
 /// A JSON-RPC error code the host answers with when `pushPendingAction` fails.
 pub const PUSH_FAILED: i64 = -32001;
@@ -91,24 +123,19 @@ pub(crate) struct Process {
 pub(crate) type OnDeath = Box<dyn FnOnce(String) + Send>;
 
 impl Process {
-    /// Starts the tool's command in its folder, stderr appended to `log`.
+    /// Starts the tool's command in its folder, with the environment of
+    /// [`crate::environment`], stderr appended to `log`.
     pub fn start(
         manifest: &Manifest,
         generation: u64,
-        log: &Path,
+        log: Arc<ToolLog>,
         workspace: &Path,
+        launch: &Launch,
         on_death: OnDeath,
     ) -> Result<Self, String> {
-        if let Some(parent) = log.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create the log folder {}: {e}", parent.display()))?;
-        }
-        let mut log_file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(log)
-            .map_err(|e| format!("cannot open the log {}: {e}", log.display()))?;
-        let _ = writeln!(log_file, "--- resolve-desk: starting `{}` (process {generation})", manifest.name);
+        log.prepare()?;
+        log.note(&format!("starting `{}` (process {generation})", manifest.name));
+        let (vars, _) = crate::environment::tool_environment(&manifest.env, &launch.never_pass, std::env::vars_os());
         // A relative path with a separator is relative to the tool's folder, not to ours.
         let program = if manifest.command.contains('/') || manifest.command.contains('\\') {
             let p = Path::new(&manifest.command);
@@ -123,11 +150,13 @@ impl Process {
         let mut child = Command::new(&program)
             .args(&manifest.args)
             .current_dir(&manifest.dir)
+            .env_clear()
+            .envs(vars)
             .env("RESOLVE_DESK_TOOL", &manifest.name)
             .env("RESOLVE_DESK_WORKSPACE", workspace)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::from(log_file))
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| {
                 format!(
@@ -139,10 +168,11 @@ impl Process {
             })?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
-        let (Some(mut stdin), Some(stdout)) = (stdin, stdout) else {
+        let stderr = child.stderr.take();
+        let (Some(mut stdin), Some(stdout), Some(stderr)) = (stdin, stdout, stderr) else {
             let _ = child.kill();
             let _ = child.wait();
-            return Err("the tool's stdin/stdout could not be connected".into());
+            return Err("the tool's stdin/stdout/stderr could not be connected".into());
         };
         let shared = Arc::new(Shared {
             child: Mutex::new(Some(child)),
@@ -165,13 +195,33 @@ impl Process {
                     }
                 }
             })
-            .map_err(|e| format!("cannot start a thread: {e}"))?;
+            .map_err(|e| {
+                shared.kill("its stdin could not be written".into());
+                format!("cannot start a thread: {e}")
+            })?;
+        // Dropped when the copier ends: the reader waits for that before reporting a death,
+        // so the reason can quote the last line the tool wrote to stderr.
+        let (copied, stderr_done) = std::sync::mpsc::channel::<()>();
+        std::thread::Builder::new()
+            .name(format!("tool-{}-stderr", manifest.name))
+            .spawn(move || {
+                copy_stderr(stderr, &log);
+                drop(copied);
+            })
+            .map_err(|e| {
+                shared.kill("its stderr could not be read".into());
+                format!("cannot start a thread: {e}")
+            })?;
         let (tx, incoming) = mpsc::unbounded_channel();
         let reader_shared = shared.clone();
+        let max_line = launch.limits.max_line_bytes;
         std::thread::Builder::new()
             .name(format!("tool-{}-stdout", manifest.name))
-            .spawn(move || read_loop(reader_shared, BufReader::new(stdout), tx, on_death))
-            .map_err(|e| format!("cannot start a thread: {e}"))?;
+            .spawn(move || read_loop(reader_shared, BufReader::new(stdout), max_line, stderr_done, tx, on_death))
+            .map_err(|e| {
+                shared.kill("its stdout could not be read".into());
+                format!("cannot start a thread: {e}")
+            })?;
         Ok(Self {
             generation,
             shared,
@@ -288,20 +338,87 @@ impl Drop for Process {
     }
 }
 
+/// Copies the tool's stderr into its log until the pipe closes.
+fn copy_stderr(mut stderr: std::process::ChildStderr, log: &ToolLog) {
+    let mut buf = [0u8; 8192];
+    loop {
+        match stderr.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                // A log that cannot be written loses these bytes, never the tool.
+                let _ = log.write(&buf[..n]);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+}
+
+/// One line of a tool's stdout.
+#[derive(Debug, PartialEq)]
+enum Line {
+    /// The line is in the buffer (with its `\n`, unless the stream ended first).
+    Read,
+    /// The stream ended.
+    End,
+    /// Longer than the limit: the buffer holds the limit and one byte, the rest is unread.
+    TooLong,
+}
+
+/// Reads one line into `buf` (cleared first), never more than `max` bytes besides its `\n`.
+fn read_line_bounded(reader: &mut impl BufRead, buf: &mut Vec<u8>, max: u64) -> std::io::Result<Line> {
+    buf.clear();
+    let n = reader.take(max.saturating_add(1)).read_until(b'\n', buf)?;
+    if n == 0 {
+        return Ok(Line::End);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        return Ok(Line::Read);
+    }
+    if buf.len() as u64 > max {
+        return Ok(Line::TooLong);
+    }
+    Ok(Line::Read)
+}
+
 fn read_loop(
     shared: Arc<Shared>,
     mut stdout: BufReader<std::process::ChildStdout>,
+    max_line: u64,
+    stderr_done: std::sync::mpsc::Receiver<()>,
     tx: mpsc::UnboundedSender<Incoming>,
     on_death: OnDeath,
 ) {
-    let mut line = String::new();
+    let mut line = Vec::new();
     loop {
-        line.clear();
-        match stdout.read_line(&mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
+        // Keep no large buffer once a large message is handled.
+        if line.capacity() > 1 << 20 {
+            line = Vec::new();
         }
-        let text = line.trim();
+        match read_line_bounded(&mut stdout, &mut line, max_line) {
+            Ok(Line::Read) => {}
+            Ok(Line::End) | Err(_) => break,
+            Ok(Line::TooLong) => {
+                shared.kill(format!(
+                    "it wrote a line of more than {} to stdout, the limit of one message (setting {LINE_MIB_ENV}, in \
+                     MiB); it was stopped. Send smaller messages (split the work into several pushes), or raise \
+                     {LINE_MIB_ENV}",
+                    shown_bytes(max_line)
+                ));
+                // Drain until the pipe closes, keeping nothing.
+                let _ = std::io::copy(&mut stdout, &mut std::io::sink());
+                break;
+            }
+        }
+        let Ok(text) = std::str::from_utf8(&line) else {
+            let shown: String = String::from_utf8_lossy(&line).chars().take(120).collect();
+            shared.kill(format!(
+                "it wrote something that is not UTF-8 to stdout: `{shown}…` (write logs to stderr, one JSON-RPC message per line to stdout)"
+            ));
+            continue;
+        };
+        let text = text.trim();
         if text.is_empty() {
             continue;
         }
@@ -337,6 +454,8 @@ fn read_loop(
             None => None,
         }
     };
+    // What it wrote to stderr last is in the log before anyone reads the reason.
+    let _ = stderr_done.recv_timeout(STDERR_DRAIN);
     let reason = {
         let mut death = lock(&shared.death);
         if death.is_none() {
@@ -396,5 +515,22 @@ mod tests {
         assert!(parse("hello").is_none());
         assert!(parse(r#"{"id":1,"result":{}}"#).is_none(), "jsonrpc 2.0 is required");
         assert!(parse(r#"{"jsonrpc":"2.0","id":1}"#).is_none());
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_refused_without_reading_past_it() {
+        let mut buf = Vec::new();
+        // An endless line: the reader must stop at the limit, not grow until memory runs out.
+        let mut endless = BufReader::new(std::io::repeat(b'x'));
+        assert_eq!(read_line_bounded(&mut endless, &mut buf, 1000).unwrap(), Line::TooLong);
+        assert_eq!(buf.len(), 1001, "the limit and one byte, nothing more");
+        let mut lines = BufReader::new(&b"12345\n123456\n1234"[..]);
+        assert_eq!(read_line_bounded(&mut lines, &mut buf, 5).unwrap(), Line::Read);
+        assert_eq!(buf, b"12345", "exactly the limit fits");
+        assert_eq!(read_line_bounded(&mut lines, &mut buf, 5).unwrap(), Line::TooLong);
+        let mut rest = BufReader::new(&b"1234"[..]);
+        assert_eq!(read_line_bounded(&mut rest, &mut buf, 5).unwrap(), Line::Read, "a last line without \\n");
+        assert_eq!(buf, b"1234");
+        assert_eq!(read_line_bounded(&mut rest, &mut buf, 5).unwrap(), Line::End);
     }
 }

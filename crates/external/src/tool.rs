@@ -2,8 +2,7 @@
 //! whose pushes become pending actions of the session, and whose process is started on first
 //! use, stopped when idle and restarted after it died.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use async_trait::async_trait;
@@ -13,9 +12,9 @@ use resolve_engine::{
 };
 use serde_json::{json, Value};
 
-use crate::host::Gate;
+use crate::log::ToolLog;
 use crate::manifest::Manifest;
-use crate::process::{CallError, Incoming, Process, Reply, INVALID_PARAMS, METHOD_NOT_FOUND, PUSH_FAILED};
+use crate::process::{CallError, Incoming, Launch, Process, Reply, INVALID_PARAMS, METHOD_NOT_FOUND, PUSH_FAILED};
 
 /// The status message of an action whose tool process died (starts like every orphaned
 /// action's message).
@@ -33,7 +32,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Runs one tool's process for every call (one call at a time).
 pub(crate) struct Runner {
     pub manifest: Arc<Manifest>,
-    pub log: PathBuf,
+    pub log: Arc<ToolLog>,
+    launch: Launch,
+    /// The log said which variables named in `env` are never passed (said once).
+    withheld_noted: AtomicBool,
     api: CustomToolApi,
     process: tokio::sync::Mutex<Option<Arc<Process>>>,
     generation: AtomicU64,
@@ -42,22 +44,22 @@ pub(crate) struct Runner {
     live: Arc<Mutex<Vec<(String, u64)>>>,
     /// Bumped by every call, so an idle timer knows whether it is still idle.
     uses: AtomicU64,
-    /// Asked before every process start.
-    gate: Option<Gate>,
     me: Weak<Runner>,
 }
 
 impl Runner {
-    pub fn new(manifest: Manifest, log: PathBuf, api: CustomToolApi, gate: Option<Gate>) -> Arc<Self> {
+    /// The runner of `manifest`, its stderr in the log at `log`, started as `launch` says.
+    pub fn new(manifest: Manifest, log: &std::path::Path, api: CustomToolApi, launch: Launch) -> Arc<Self> {
         Arc::new_cyclic(|me| Runner {
             manifest: Arc::new(manifest),
-            log,
+            log: ToolLog::shared(log, launch.limits.log_bytes),
+            launch,
+            withheld_noted: AtomicBool::new(false),
             api,
             process: tokio::sync::Mutex::new(None),
             generation: AtomicU64::new(0),
             live: Arc::new(Mutex::new(Vec::new())),
             uses: AtomicU64::new(0),
-            gate,
             me: me.clone(),
         })
     }
@@ -76,14 +78,14 @@ impl Runner {
         if let Some(p) = slot.as_ref().filter(|p| p.is_alive()) {
             return Ok(p.clone());
         }
-        if let Some(gate) = &self.gate {
+        if let Some(gate) = &self.launch.gate {
             gate.check(&self.manifest).map_err(ToolError::Untrusted)?;
         }
         let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
         let live = self.live.clone();
         let store = self.api.store();
         let tool = self.name().to_string();
-        let log = self.log.clone();
+        let log = self.log.path().to_path_buf();
         let on_death = Box::new(move |reason: String| {
             let reason = with_stderr_tail(&reason, &log);
             let mut live = lock(&live);
@@ -100,7 +102,17 @@ impl Runner {
             });
         });
         let root = self.api.workspace().map(|w| w.root().to_path_buf()).unwrap_or_default();
-        let process = Process::start(&self.manifest, generation, &self.log, &root, on_death)
+        let withheld = self.launch.withheld(&self.manifest);
+        if !withheld.is_empty() && !self.withheld_noted.swap(true, Ordering::Relaxed) {
+            let names: Vec<String> = withheld.iter().map(|n| format!("`{n}`")).collect();
+            self.log.note(&format!(
+                "not passing {} to `{}` (named in `env` of {}): never passed to tools; the tool runs without it",
+                names.join(", "),
+                self.name(),
+                self.manifest.file.display()
+            ));
+        }
+        let process = Process::start(&self.manifest, generation, self.log.clone(), &root, &self.launch, on_death)
             .map(Arc::new)
             .map_err(|e| self.error(format!("could not start: {e}")))?;
         *slot = Some(process.clone());
@@ -112,8 +124,8 @@ impl Runner {
         match err {
             CallError::Died(reason) => self.error(format!(
                 "stopped before answering `{method}`: {}. Its log: {}.",
-                with_stderr_tail(&reason, &self.log),
-                self.log.display()
+                with_stderr_tail(&reason, self.log.path()),
+                self.log.path().display()
             )),
             CallError::TimedOut(t) => {
                 let key = match method {
@@ -127,7 +139,7 @@ impl Runner {
                     self.manifest.file.display()
                 );
                 process.kill(reason.clone());
-                self.error(format!("{reason}; it was stopped. Its log: {}.", self.log.display()))
+                self.error(format!("{reason}; it was stopped. Its log: {}.", self.log.path().display()))
             }
             CallError::Cancelled => ToolError::Cancelled(format!("`{method}` of external tool `{}`", self.name())),
         }
@@ -350,7 +362,7 @@ fn with_stderr_tail(reason: &str, log: &std::path::Path) -> String {
     if reason.contains("last stderr line") {
         return reason.to_string();
     }
-    let tail = crate::read_tail(log, 4096).unwrap_or_default();
+    let tail = crate::log::read_log_tail(log, 4096).unwrap_or_default();
     match tail.lines().rev().map(str::trim).find(|l| !l.is_empty() && !l.starts_with("--- resolve-desk:")) {
         Some(line) => {
             let line: String = line.chars().take(200).collect();

@@ -14,14 +14,22 @@
 //! database written by a newer Resolve Desk (a higher version) is refused, never changed.
 //! Another process holding the database is waited for ([`BUSY_TIMEOUT`], set before anything
 //! else touches the file). [`Writer`] writes decisions on a thread of its own, in order, so
-//! an async runtime's workers never wait on SQLite.
+//! an async runtime's workers never wait on SQLite; its queue is bounded by bytes
+//! ([`limits`]: a caller waits for room, nothing is dropped). The database, its `-wal`/`-shm`
+//! files and its folder are the user's only (`0600`/`0700`, made so before SQLite creates
+//! them); push history (`pushes`) keeps the newest [`JournalLimits::push_history`] rows per
+//! workspace.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
+pub mod limits;
 mod pending;
+mod private;
+mod queue;
+pub use limits::JournalLimits;
 pub use pending::Push;
 
 use resolve_engine::{
@@ -251,6 +259,11 @@ pub enum JournalError {
     TooNew { path: String, found: i64, known: i64 },
     #[error("cannot update the decision journal {path} to schema version {version}: {source}")]
     Migrate { path: String, version: i64, source: rusqlite::Error },
+    #[error(
+        "cannot open the decision journal {path}: {source} (while making it and its folder readable by you only; \
+         it holds file contents)"
+    )]
+    Private { path: String, source: std::io::Error },
     #[error("cannot start the decision journal's writer thread: {0}")]
     Thread(std::io::Error),
     #[error("decision journal error: {0}")]
@@ -374,16 +387,19 @@ fn migrate(conn: &mut Connection, path: &str) -> Result<(), JournalError> {
 pub struct Journal {
     conn: Mutex<Connection>,
     path: PathBuf,
+    /// The most `pushes` rows kept per workspace ([`JournalLimits::push_history`]).
+    push_history: std::sync::atomic::AtomicUsize,
 }
 
 impl Journal {
     /// Opens (creating if needed) the journal at `path`, migrating it to [`SCHEMA_VERSION`].
+    /// The database, its `-wal`/`-shm` files and its folder are made private first (`0600` /
+    /// `0700` on Unix, see `private`), before SQLite creates anything. Push history is kept
+    /// as [`JournalLimits::from_env_or_default`] says.
     pub fn open(path: &Path) -> Result<Journal, JournalError> {
         let shown = path.display().to_string();
         let open_err = |source| JournalError::Open { path: shown.clone(), source };
-        if let Some(dir) = path.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
+        private::make_private(path).map_err(|source| JournalError::Private { path: shown.clone(), source })?;
         let mut conn = Connection::open(path).map_err(open_err)?;
         // First, before any statement touches the file: wait for another program's lock.
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
@@ -395,7 +411,22 @@ impl Journal {
         // 1.8 MB of the app's heap with the 5,000-replacement action open (docs/PERFORMANCE.md).
         conn.pragma_update(None, "cache_size", -JOURNAL_CACHE_KIB).map_err(open_err)?;
         migrate(&mut conn, &shown)?;
-        Ok(Journal { conn: Mutex::new(conn), path: path.to_path_buf() })
+        Ok(Journal {
+            conn: Mutex::new(conn),
+            path: path.to_path_buf(),
+            push_history: JournalLimits::from_env_or_default().push_history.into(),
+        })
+    }
+
+    /// Keeps at most `rows` rows of push history per workspace from the next recorded push on
+    /// (at least 1).
+    pub fn set_push_history(&self, rows: usize) {
+        self.push_history.store(rows.max(1), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The most rows of push history kept per workspace.
+    pub fn push_history(&self) -> usize {
+        self.push_history.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Where the database is.
@@ -469,7 +500,7 @@ pub type WriteReport = Box<dyn Fn(&Path, Result<(), &JournalError>) + Send + 'st
 /// A write of another kind than a decision, run on the writer thread (e.g. undo data).
 pub type JournalJob = Box<dyn FnOnce(&Journal) -> Result<(), JournalError> + Send + 'static>;
 
-// One job at a time through a channel: boxing the decision would buy nothing.
+// One job at a time through the queue: boxing the decision would buy nothing.
 #[allow(clippy::large_enum_variant)]
 enum Job {
     Record(Decision),
@@ -481,23 +512,104 @@ enum Job {
     Run(JournalJob),
 }
 
+/// What every queued job counts besides its own bytes (the job, its strings' headers).
+const JOB_OVERHEAD: u64 = 256;
+
+/// The weight [`Writer::run`] gives a job whose size it cannot see.
+pub const RUN_JOB_WEIGHT: u64 = 4096;
+
+/// An estimate of the bytes a JSON value holds.
+fn json_weight(v: &serde_json::Value) -> u64 {
+    use serde_json::Value;
+    16 + match v {
+        Value::String(s) => s.len() as u64,
+        Value::Array(items) => items.iter().map(json_weight).sum(),
+        Value::Object(map) => map.iter().map(|(k, v)| k.len() as u64 + json_weight(v)).sum(),
+        Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+    }
+}
+
+impl Job {
+    /// The bytes this job keeps alive while it waits (an estimate; what the queue bounds).
+    fn weight(&self) -> u64 {
+        let text = |parts: &[&str]| parts.iter().map(|p| p.len() as u64).sum::<u64>();
+        JOB_OVERHEAD
+            + match self {
+                Job::Flush(_) => return 0,
+                Job::Record(d) => {
+                    text(&[&d.workspace, &d.action_id, &d.label, &d.source_tool_name, &d.reason, &d.text])
+                        + d.partial.as_ref().map_or(0, |p| {
+                            p.left_out_files.iter().map(|f| f.len() as u64 + 16).sum::<u64>()
+                                + 64 * p.left_out_replacements.len() as u64
+                        })
+                }
+                Job::Pushed(workspace, a) => {
+                    let changes = match &a.body {
+                        resolve_engine::StoredBody::ChangeSet { changes, renames, .. } => {
+                            changes.iter().map(|c| c.held_bytes() + c.path().len() as u64 + 64).sum::<u64>()
+                                + renames.as_ref().map_or(0, |r| {
+                                    r.iter().map(|r| (r.from.len() + r.to.len()) as u64 + 16).sum::<u64>()
+                                })
+                        }
+                        resolve_engine::StoredBody::Orphaned => 0,
+                    };
+                    text(&[workspace, &a.id, &a.label, &a.source_tool_name])
+                        + a.details.as_ref().map_or(0, json_weight)
+                        + a.origin.as_ref().map_or(0, |o| json_weight(&o.params))
+                        + changes
+                }
+                Job::Unpending(workspace, id) => text(&[workspace, id]),
+                Job::Run(_) => RUN_JOB_WEIGHT,
+            }
+    }
+}
+
 /// Writes decisions to a [`Journal`] on a thread of its own, in the order they were sent, so
 /// callers (a session observer running on an async worker) never wait on SQLite. Every
 /// write's result goes to the report callback (the app turns failures into a banner).
 /// Dropping the writer writes what is queued, then ends the thread.
+///
+/// The queue is bounded by the bytes its jobs hold ([`JournalLimits::queue_bytes`]): a caller
+/// whose job does not fit waits until the writer has made room (back-pressure), so a slow
+/// disk can never make the queue grow without bound, and nothing is dropped. The writer
+/// thread never waits for a caller, so a caller holding a lock while it queues (the
+/// pending-action store's persistence hook) cannot deadlock it.
 pub struct Writer {
-    tx: Mutex<Option<mpsc::Sender<Job>>>,
+    queue: std::sync::Arc<queue::Queue<Job>>,
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     journal: std::sync::Arc<Journal>,
 }
 
+/// Tells the queue when the writer thread ends, even by a panic (waiting callers go free).
+struct WriterGone(std::sync::Arc<queue::Queue<Job>>);
+
+impl Drop for WriterGone {
+    fn drop(&mut self) {
+        self.0.writer_gone();
+    }
+}
+
 impl Writer {
-    /// Starts the writer thread for `journal`; `report` is called on that thread after each write.
+    /// Starts the writer thread for `journal`, its queue bounded by
+    /// [`JournalLimits::from_env_or_default`]; `report` is called on that thread after each
+    /// write.
     pub fn spawn(journal: std::sync::Arc<Journal>, report: WriteReport) -> Result<Writer, JournalError> {
-        let (tx, rx) = mpsc::channel::<Job>();
+        Self::spawn_bounded(journal, report, JournalLimits::from_env_or_default().queue_bytes)
+    }
+
+    /// [`spawn`](Self::spawn) with a queue that holds at most `queue_bytes` (a single larger
+    /// job is taken alone).
+    pub fn spawn_bounded(
+        journal: std::sync::Arc<Journal>,
+        report: WriteReport,
+        queue_bytes: u64,
+    ) -> Result<Writer, JournalError> {
+        let queue = std::sync::Arc::new(queue::Queue::new(queue_bytes));
         let j = journal.clone();
+        let q = queue.clone();
         let thread = std::thread::Builder::new().name("rd-journal".into()).spawn(move || {
-            for job in rx {
+            let _gone = WriterGone(q.clone());
+            while let Some((job, weight)) = q.pop() {
                 match job {
                     Job::Record(d) => report(j.path(), j.record(&d).as_ref().map(|_| ())),
                     Job::Run(f) => report(j.path(), f(&j).as_ref().map(|_| ())),
@@ -513,10 +625,12 @@ impl Writer {
                         report(j.path(), j.remove_pending(&workspace, &id).as_ref().map(|_| ()))
                     }
                 }
+                // The job (and the bytes it held) is dropped by now.
+                q.done(weight);
             }
         });
         let thread = thread.map_err(JournalError::Thread)?;
-        Ok(Writer { tx: Mutex::new(Some(tx)), thread: Mutex::new(Some(thread)), journal })
+        Ok(Writer { queue, thread: Mutex::new(Some(thread)), journal })
     }
 
     /// The journal written to.
@@ -524,17 +638,33 @@ impl Writer {
         &self.journal
     }
 
-    /// Queues `d`; it is written after everything queued before it. Never blocks on SQLite.
+    /// Queues `job`, waiting first for room in the queue if it is full.
+    fn send(&self, job: Job) -> bool {
+        let weight = job.weight();
+        self.queue.push(job, weight).is_ok()
+    }
+
+    /// The bytes waiting to be written now (queued, and being written): at most the queue's
+    /// bound, or one job alone when a single job is larger.
+    pub fn queued_bytes(&self) -> u64 {
+        self.queue.held()
+    }
+
+    /// The most bytes that ever waited at once.
+    pub fn peak_queued_bytes(&self) -> u64 {
+        self.queue.peak()
+    }
+
+    /// Queues `d`; it is written after everything queued before it. Never blocks on SQLite
+    /// (only on a full queue, until the writer has made room).
     pub fn record(&self, d: Decision) {
-        if let Some(tx) = self.tx.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
-            let _ = tx.send(Job::Record(d));
-        }
+        self.send(Job::Record(d));
     }
 
     /// The store's persistence hook for `workspace` (see
     /// `PendingActionStore::set_persistence`): each push is queued to be kept as pending and
     /// recorded in `pushes`, each decision or pop to be forgotten, in store order. Never
-    /// blocks on SQLite.
+    /// blocks on SQLite; a push waits for room when the queue is full (see [`Writer`]).
     pub fn persistence(self: &std::sync::Arc<Self>, workspace: &str) -> resolve_engine::PersistFn {
         let writer = std::sync::Arc::downgrade(self);
         let workspace = workspace.to_string();
@@ -544,30 +674,28 @@ impl Writer {
                 resolve_engine::Persist::Save(action) => Job::Pushed(workspace.clone(), Box::new(action)),
                 resolve_engine::Persist::Remove { id } => Job::Unpending(workspace.clone(), id),
             };
-            let tx = writer.tx.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(tx) = tx.as_ref() {
-                let _ = tx.send(job);
-            }
+            writer.send(job);
         })
     }
 
     /// Queues `job` (e.g. keeping undo data); it runs after everything queued before it, and
-    /// its result is reported like a decision's.
+    /// its result is reported like a decision's. It counts [`RUN_JOB_WEIGHT`] bytes in the
+    /// queue; use [`run_sized`](Self::run_sized) when it holds more.
     pub fn run(&self, job: JournalJob) {
-        if let Some(tx) = self.tx.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
-            let _ = tx.send(Job::Run(job));
-        }
+        self.run_sized(RUN_JOB_WEIGHT, job);
+    }
+
+    /// [`run`](Self::run) for a job holding about `bytes` bytes (what the queue counts).
+    pub fn run_sized(&self, bytes: u64, job: JournalJob) {
+        let weight = bytes.saturating_add(JOB_OVERHEAD);
+        let _ = self.queue.push(Job::Run(job), weight);
     }
 
     /// Waits until everything queued so far has been written (or has failed). Blocking: call
     /// it from a blocking context (e.g. `spawn_blocking`), not on an async worker.
     pub fn flush(&self) {
         let (done, wait) = mpsc::channel();
-        let sent = match self.tx.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
-            Some(tx) => tx.send(Job::Flush(done)).is_ok(),
-            None => false,
-        };
-        if sent {
+        if self.send(Job::Flush(done)) {
             let _ = wait.recv();
         }
     }
@@ -575,8 +703,8 @@ impl Writer {
 
 impl Drop for Writer {
     fn drop(&mut self) {
-        // Closing the channel ends the thread once the queue is written.
-        self.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
+        // Closing the queue ends the thread once what is queued is written.
+        self.queue.close();
         if let Some(t) = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take() {
             let _ = t.join();
         }

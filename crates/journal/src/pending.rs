@@ -258,10 +258,13 @@ impl Journal {
         Ok(out)
     }
 
-    /// Appends a push to `pushes`.
+    /// Appends a push to `pushes`, then prunes the workspace's oldest rows beyond
+    /// [`Journal::push_history`] (one transaction).
     pub fn record_push(&self, push: &Push) -> Result<(), JournalError> {
-        let conn = self.lock();
-        conn.execute(
+        let keep = self.push_history();
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        tx.execute(
             "INSERT INTO pushes (workspace, at_ms, action_id, tool_call, label, source_tool_name, client, files)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
@@ -275,6 +278,21 @@ impl Journal {
                 push.files.to_string(),
             ],
         )?;
+        // The newest row past the ones kept, if any: it and everything older go.
+        let cutoff: Option<(i64, i64)> = tx
+            .query_row(
+                "SELECT at_ms, id FROM pushes WHERE workspace = ?1 ORDER BY at_ms DESC, id DESC LIMIT 1 OFFSET ?2",
+                params![push.workspace, keep.min(i64::MAX as usize) as i64],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        if let Some((at_ms, id)) = cutoff {
+            tx.execute(
+                "DELETE FROM pushes WHERE workspace = ?1 AND (at_ms < ?2 OR (at_ms = ?2 AND id <= ?3))",
+                params![push.workspace, at_ms, id],
+            )?;
+        }
+        tx.commit()?;
         Ok(())
     }
 

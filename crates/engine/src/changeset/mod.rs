@@ -122,6 +122,17 @@ impl Change {
             Change::Rename { to, .. } => to,
         }
     }
+
+    /// The bytes this change holds: what the preview read and what it will write (a rename
+    /// holds none). What the pending-action bounds and the journal's write queue count.
+    pub fn held_bytes(&self) -> u64 {
+        match self {
+            Change::Edit { before, after, .. } => (before.len() + after.len()) as u64,
+            Change::Create { contents, .. } => contents.len() as u64,
+            Change::Delete { before, .. } => before.len() as u64,
+            Change::Rename { .. } => 0,
+        }
+    }
 }
 
 /// What an apply did.
@@ -288,6 +299,11 @@ impl ChangeSet {
 
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
+    }
+
+    /// The bytes its changes hold together ([`Change::held_bytes`]).
+    pub fn held_bytes(&self) -> u64 {
+        self.changes.iter().map(Change::held_bytes).sum()
     }
 
     pub fn len(&self) -> usize {
