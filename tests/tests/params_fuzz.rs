@@ -56,6 +56,10 @@ impl Desk {
     }
 
     fn call(&self, tool: &str, params: Value) -> ToolResult {
+        // Previews pile up unresolved; stay below the stack's bound (RESOLVE_DESK_MAX_PENDING).
+        if self.session.store().len() >= 100 {
+            self.session.store().clear();
+        }
         self.rt.block_on(self.session.call(Actor::Agent, tool, params))
     }
 }
