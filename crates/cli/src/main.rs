@@ -188,6 +188,7 @@ async fn list_tools(workspace: Option<PathBuf>) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    recovery::report(session.recovery());
     if let Err(e) = builtin::load(&session) {
         eprintln!("rdesk: cannot load the built-in tools: {e}");
         return ExitCode::from(1);
