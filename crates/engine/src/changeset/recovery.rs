@@ -195,10 +195,10 @@ pub(super) fn recover_locked(root: &Path) -> Option<Recovery> {
                 if let Err(e) = Record::reopen(&mut tree).and_then(|mut r| r.mark_rollback_incomplete(&mut tree)) {
                     let mut failed = undone.failed;
                     failed.push(format!("{} (could not be marked: {e})", record.display()));
-                    return Some(incomplete_recovery(intent, failed, undone.left));
+                    return Some(incomplete_recovery(*intent, failed, undone.left));
                 }
             }
-            return Some(incomplete_recovery(intent, undone.failed, undone.left));
+            return Some(incomplete_recovery(*intent, undone.failed, undone.left));
         }
     };
     if let Err(e) = intent::remove(&mut tree) {
@@ -216,7 +216,7 @@ pub(super) fn recover_locked(root: &Path) -> Option<Recovery> {
     })
 }
 
-fn incomplete_recovery(intent: Box<intent::Intent>, mut failed: Vec<String>, left: Vec<String>) -> Recovery {
+fn incomplete_recovery(intent: intent::Intent, mut failed: Vec<String>, left: Vec<String>) -> Recovery {
     failed.extend(left);
     Recovery {
         context: intent.context,
