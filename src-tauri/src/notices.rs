@@ -277,7 +277,11 @@ pub fn recovered(recovery: &resolve_engine::Recovery) -> Notice {
     Notice {
         id: RECOVERY.into(),
         level: NoticeLevel::Warning,
-        title: "An interrupted apply was recovered".into(),
+        title: if recovery.refused() {
+            "An apply record was refused".into()
+        } else {
+            "An interrupted apply was recovered".into()
+        },
         message: recovery.message(),
         dismissible: true,
         details: Vec::new(),

@@ -291,7 +291,9 @@ pub fn open_journal(path: &Path, notices: &Arc<Notices>) -> Option<Arc<Writer>> 
 
 /// Tells the person about an apply that opening the workspace at `root` recovered (an
 /// interrupted apply, see `Session::recovery`): journals it as a failed apply with the reason
-/// `interrupted` and shows a banner with its message. Nothing when `recovery` is `None`.
+/// `interrupted` and shows a banner with its message. A refused record (`Recovery::refused`:
+/// nothing was done, it may not be the desk's) is shown, never journalled. Nothing when
+/// `recovery` is `None`.
 pub fn report_recovery(recovery: Option<&Recovery>, root: &str, journal: Option<&Writer>, notices: &Notices) {
     let Some(recovery) = recovery else { return };
     if let Some(journal) = journal {

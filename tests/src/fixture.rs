@@ -119,6 +119,45 @@ pub fn big(root: &Path, seed: u64) -> Vec<Value> {
     plan
 }
 
+/// A small change set of every kind (for tests that run it once per system call): 3 edits,
+/// 2 creates in new nested folders, 2 deletions, a swap, a rename and a renamed symlink
+/// (11 changes), in shuffled order.
+pub fn small(root: &Path, seed: u64) -> Vec<Value> {
+    let mut rng = Lcg::new(seed);
+    let mut plan = Vec::new();
+    let write = |rel: &str, s: &str| {
+        let p = root.join(rel);
+        fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        fs::write(p, s).expect("write");
+    };
+    for i in 0..3 {
+        let path = format!("src/e{i}.rs");
+        write(&path, &text(&mut rng, "old", 3));
+        plan.push(json!({"op": "edit", "path": path, "after": text(&mut rng, "new", 4)}));
+    }
+    for i in 0..2 {
+        plan.push(json!({"op": "create", "path": format!("gen/d{i}/n.txt"), "after": text(&mut rng, "created", 2)}));
+    }
+    for i in 0..2 {
+        let path = format!("old/x{i}.txt");
+        write(&path, &text(&mut rng, "doomed", 2));
+        plan.push(json!({"op": "delete", "path": path}));
+    }
+    write("swap/a.txt", &text(&mut rng, "A", 1));
+    write("swap/b.txt", &text(&mut rng, "B", 1));
+    plan.push(json!({"op": "rename", "from": "swap/a.txt", "to": "swap/b.txt"}));
+    plan.push(json!({"op": "rename", "from": "swap/b.txt", "to": "swap/a.txt"}));
+    write("docs/r.md", &text(&mut rng, "renamed", 2));
+    plan.push(json!({"op": "rename", "from": "docs/r.md", "to": "docs/renamed.md"}));
+    std::os::unix::fs::symlink("../src/e0.rs", root.join("docs/link")).expect("symlink");
+    plan.push(json!({"op": "rename", "from": "docs/link", "to": "docs/link-renamed"}));
+    for i in (1..plan.len()).rev() {
+        let j = rng.below(i + 1);
+        plan.swap(i, j);
+    }
+    plan
+}
+
 /// What `root` holds after `plan` is applied to `before` (renames happen all at once).
 pub fn expected(before: &Snapshot, plan: &[Value]) -> Snapshot {
     let mut after = before.clone();

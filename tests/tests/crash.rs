@@ -4,31 +4,51 @@
 //! the workspace (a session, as every program does) must leave every file byte for byte
 //! as before the apply, or, only where the intent record says the commit completed, as
 //! after it, with no temporary file, backup or record left.
+//!
+//! Power-cut tests: `SIGKILL` keeps everything the process wrote (the kernel still has it),
+//! so it cannot tell whether the apply syncs what it must. Here the probe runs with the
+//! power-loss shim (`powerloss/powerloss.c`, `LD_PRELOAD`), which undoes every write,
+//! create, rename, unlink and mkdir not yet made durable by an `fsync`/`fdatasync` of the
+//! file or of its folder, then exits: the disk as a machine that lost power would find it.
+//! The cut comes after every single operation of a small apply, and at the pause points of
+//! the big one; recovery must then leave every file wholly old or wholly new.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use resolve_scenarios::fixture::{big, expected, leftovers, snapshot};
+use resolve_scenarios::fixture::{big, expected, leftovers, small, snapshot, Snapshot};
 use serde_json::Value;
 
 const PROBE: &str = env!("CARGO_BIN_EXE_apply-probe");
 
 /// Every phase's first and last step and some in between (202 changes: 150 staged files,
-/// 22 renames parked, 202 commit steps, 202 clean-up steps).
+/// 22 renames parked, 202 commit steps, 202 clean-up steps), the folder syncs that end each
+/// phase (`sync`), the marks (`mark`: before each is written), and real `fsync` calls: the
+/// record's file (0) and folder (1), the first temporary file (2) and the last (151).
 const KILL_POINTS: &[&str] = &[
     "planned:0",
+    "fsync:0",
+    "fsync:1",
     "staging:0",
+    "fsync:2",
     "staging:77",
     "staging:149",
+    "fsync:151",
+    "sync:0",
+    "mark:0",
     "parking:0",
     "parking:11",
     "parking:21",
+    "sync:1",
+    "mark:1",
     "commit:0",
     "commit:1",
     "commit:64",
     "commit:130",
     "commit:201",
+    "sync:2",
+    "mark:2",
     "cleanup:0",
     "cleanup:101",
     "cleanup:201",
@@ -41,7 +61,16 @@ const RUNS: u64 = 2;
 /// paused there (its stderr said so). The caller kills and reaps it.
 #[allow(clippy::zombie_processes)] // returned to the caller, which waits for it
 fn start_paused(root: &Path, plan_file: &Path, point: &str) -> Child {
-    let mut child = Command::new(PROBE)
+    start_paused_with(root, plan_file, point, &[])
+}
+
+#[allow(clippy::zombie_processes)] // returned to the caller, which waits for it
+fn start_paused_with(root: &Path, plan_file: &Path, point: &str, env: &[(&str, &Path)]) -> Child {
+    let mut cmd = Command::new(PROBE);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
         .arg("apply")
         .arg(root)
         .arg(plan_file)
@@ -105,12 +134,17 @@ fn kill_at(point: &str, seed: u64) {
 
     let phase = recorded_phase(&root);
     let committed = phase.as_deref() == Some("committed");
-    assert_eq!(committed, point.starts_with("cleanup:"), "{point}: the record says {phase:?}");
+    if !point.starts_with("fsync:") {
+        assert_eq!(committed, point.starts_with("cleanup:"), "{point}: the record says {phase:?}");
+    }
+    if point == "fsync:0" || point == "fsync:1" {
+        assert_eq!(phase.as_deref(), Some("prepared"), "{point}: the record is written, not yet synced");
+    }
 
     let recovery = reopen(&root);
     let now = snapshot(&root);
     assert!(leftovers(&now).is_empty(), "{point}: left behind: {:?} (recovery: {recovery})", leftovers(&now));
-    if point == "planned:0" {
+    if point == "planned:0" || phase.is_none() {
         assert!(recovery.is_null(), "{point}: nothing was started, nothing to recover: {recovery}");
         assert!(now == before, "{point}: every file as before");
         return;
@@ -129,7 +163,7 @@ fn kill_at(point: &str, seed: u64) {
 }
 
 /// The first few paths that differ, for a readable failure.
-fn diff(want: &resolve_scenarios::fixture::Snapshot, got: &resolve_scenarios::fixture::Snapshot) -> String {
+fn diff(want: &Snapshot, got: &Snapshot) -> String {
     let mut out = Vec::new();
     for (k, v) in want {
         if got.get(k) != Some(v) {
@@ -204,4 +238,151 @@ fn a_recovery_killed_midway_is_finished_by_the_next_open() {
     assert_eq!(recovery["problems"], serde_json::json!([]), "{recovery}");
     let now = snapshot(&root);
     assert!(now == before, "every file as before: {}", diff(&before, &now));
+}
+
+// ---- power cuts ----
+
+const SHIM: &str = env!("POWERLOSS_SHIM");
+
+/// The report the shim wrote: its `key value` lines.
+fn shim_report(path: &Path) -> Vec<(String, String)> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            l.split_once(' ').map(|(k, v)| (k.to_string(), v.to_string())).unwrap_or((l.to_string(), String::new()))
+        })
+        .collect()
+}
+
+fn report_number(report: &[(String, String)], key: &str) -> Option<u64> {
+    report.iter().find(|(k, _)| k == key).and_then(|(_, v)| v.parse().ok())
+}
+
+/// A workspace, its plan, and the folders the shim writes to (beside it, on the same file
+/// system, outside the snapshots).
+struct PowerCase {
+    _dir: tempfile::TempDir,
+    root: std::path::PathBuf,
+    stash: std::path::PathBuf,
+    report: std::path::PathBuf,
+    plan_file: std::path::PathBuf,
+    before: Snapshot,
+    after: Snapshot,
+}
+
+impl PowerCase {
+    fn new(seed: u64, make: fn(&Path, u64) -> Vec<serde_json::Value>) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("ws");
+        let stash = base.join("stash");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&stash).unwrap();
+        let plan = make(&root, seed);
+        let before = snapshot(&root);
+        let after = expected(&before, &plan);
+        let plan_file = base.join("plan.json");
+        std::fs::write(&plan_file, serde_json::to_string(&plan).unwrap()).unwrap();
+        Self { _dir: dir, report: base.join("report.txt"), root, stash, plan_file, before, after }
+    }
+
+    fn shim_env(&self) -> Vec<(&'static str, &Path)> {
+        vec![("LD_PRELOAD", Path::new(SHIM)), ("POWERLOSS_STASH", &self.stash), ("POWERLOSS_REPORT", &self.report)]
+    }
+
+    /// After a cut: recovery (a new process, no shim) leaves every file wholly old, or wholly
+    /// new where the surviving record says `committed` (or, with no record left, where the
+    /// apply had finished), nothing behind, and the shim undid without error.
+    fn check_after_cut(&self, at: &str) {
+        let report = shim_report(&self.report);
+        assert!(report.iter().all(|(k, _)| k != "error"), "{at}: the shim could not undo everything: {report:?}");
+        let phase = recorded_phase(&self.root);
+        let recovery = reopen(&self.root);
+        let now = snapshot(&self.root);
+        assert!(
+            leftovers(&now).is_empty(),
+            "{at}: left behind {:?} (record was {phase:?}, recovery {recovery})",
+            leftovers(&now)
+        );
+        match phase.as_deref() {
+            Some("committed") => {
+                assert!(
+                    now == self.after,
+                    "{at}: the record survived as committed, so every file is new: {}",
+                    diff(&self.after, &now)
+                )
+            }
+            Some(_) => assert!(
+                now == self.before,
+                "{at}: the record survived as {phase:?}, so every file is as before: {} (recovery {recovery})",
+                diff(&self.before, &now)
+            ),
+            None => assert!(
+                now == self.before || now == self.after,
+                "{at}: no record survived: every file wholly old or wholly new; against old: {}; against new: {}",
+                diff(&self.before, &now),
+                diff(&self.after, &now)
+            ),
+        }
+        if !recovery.is_null() {
+            assert_eq!(recovery["problems"], serde_json::json!([]), "{at}: {recovery}");
+        }
+    }
+}
+
+#[test]
+fn a_power_cut_after_any_operation_of_an_apply_leaves_whole_files_after_the_next_open() {
+    // How many operations the apply makes, with the shim loaded and no cut.
+    let dry = PowerCase::new(5, small);
+    let out = Command::new(PROBE)
+        .envs(dry.shim_env())
+        .arg("apply")
+        .arg(&dry.root)
+        .arg(&dry.plan_file)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "APPLIED", "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(snapshot(&dry.root) == dry.after, "with the shim loaded and no cut, the apply writes every file");
+    let ops = report_number(&shim_report(&dry.report), "ops").expect("the shim reports what it saw (is it loaded?)");
+    // 11 changes: at least a create, a write and a sync per temporary, a rename per change.
+    assert!(ops >= 40, "the shim saw only {ops} operations: it does not see the apply's system calls");
+    let mut undone_somewhere = 0;
+    for cut in 0..=ops {
+        let case = PowerCase::new(5, small);
+        let out = Command::new(PROBE)
+            .envs(case.shim_env())
+            .env("POWERLOSS_CUT_AFTER", cut.to_string())
+            .arg("apply")
+            .arg(&case.root)
+            .arg(&case.plan_file)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let report = shim_report(&case.report);
+        if cut < ops {
+            assert_eq!(
+                out.status.code(),
+                Some(86),
+                "cut {cut}: the power went off: {report:?} {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            undone_somewhere += report_number(&report, "undone").unwrap_or(0);
+        }
+        case.check_after_cut(&format!("cut after {cut} of {ops} operations"));
+    }
+    assert!(undone_somewhere > 0, "some cut found writes not yet durable to undo (else the test proves nothing)");
+}
+
+#[test]
+fn a_power_cut_at_any_step_of_a_big_apply_leaves_whole_files_after_the_next_open() {
+    for point in KILL_POINTS {
+        let case = PowerCase::new(2000 + point.len() as u64, big);
+        let mut child = start_paused_with(&case.root, &case.plan_file, point, &case.shim_env());
+        child.stdin.as_mut().unwrap().write_all(b"POWERCUT\n").unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(86), "{point}: the power went off");
+        case.check_after_cut(point);
+    }
 }

@@ -1,18 +1,21 @@
 //! What an apply guarantees beyond its own process: races with editors and other programs
-//! during the commit, a folder swapped for a symlink, file metadata (mode, owner, hard
-//! links, writability for the current user), a full disk, and two processes resolving in
-//! one workspace. Races are made with the engine's test hook, which runs at the pause
-//! between the plan and the commit; the lock test uses a real child process.
+//! during the commit, a folder swapped for a symlink, file metadata (mode, hard links),
+//! failed syncs (every real `fsync`), a rollback that could not put everything back, and
+//! two processes resolving in one workspace. Races are made with the engine's test hook,
+//! which runs at the pause between the plan and the commit; the lock test uses a real child
+//! process. Tests that need root or another user are in `privileged.rs`.
 
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 
 use resolve_engine::fault::{self, Hook};
 use resolve_engine::{
-    Actor, ApplyError, ChangeSet, CustomToolPendingAction, PendingActionStore, ResolvePolicy, Session, Workspace,
+    Actor, ApplyError, ChangeSet, ContentHash, CustomToolPendingAction, EntryKind, PendingActionStore, RecoveryOutcome,
+    ResolvePolicy, Session, Workspace,
 };
 use resolve_scenarios::fixture::{leftovers, snapshot};
 use serde_json::json;
@@ -172,121 +175,6 @@ fn a_hard_linked_file_is_refused_and_keeps_its_links() {
 }
 
 #[test]
-fn the_owner_of_a_replaced_file_is_kept() {
-    if !rustix::process::geteuid().is_root() {
-        println!("skipped: changing a file's owner to another user needs root (the unprivileged case is tested in as_an_unprivileged_user_*)");
-        return;
-    }
-    let (_d, root) = workspace(&[("theirs.txt", "old\n")]);
-    std::os::unix::fs::chown(root.join("theirs.txt"), Some(65534), Some(65534)).unwrap();
-    let ws = Workspace::open(&root).unwrap();
-    let mut cs = ChangeSet::new();
-    cs.edit("theirs.txt", b"old\n".to_vec(), b"new\n".to_vec());
-    cs.apply(&ws).unwrap();
-    let m = fs::metadata(root.join("theirs.txt")).unwrap();
-    assert_eq!((m.uid(), m.gid()), (65534, 65534), "owner and group kept");
-    assert_eq!(read(&root, "theirs.txt"), "new\n");
-}
-
-/// Runs the probe as `nobody` (uid 65534) on `root`, applying `plan`; returns its stdout.
-fn probe_as_nobody(root: &Path, plan: serde_json::Value) -> Option<String> {
-    if !rustix::process::geteuid().is_root() {
-        return None;
-    }
-    // The probe is copied where nobody may run it (the build folder may be private).
-    let bin_dir = tempfile::tempdir().unwrap();
-    let bin = bin_dir.path().join("apply-probe");
-    fs::copy(PROBE, &bin).unwrap();
-    for d in [bin_dir.path(), root.parent().unwrap()] {
-        fs::set_permissions(d, fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let plan_file = bin_dir.path().join("plan.json");
-    fs::write(&plan_file, plan.to_string()).unwrap();
-    fs::set_permissions(&plan_file, fs::Permissions::from_mode(0o644)).unwrap();
-    use std::os::unix::process::CommandExt;
-    let out = Command::new(&bin).arg("apply").arg(root).arg(&plan_file).uid(65534).gid(65534).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-#[test]
-fn as_an_unprivileged_user_a_file_it_cannot_write_or_own_is_refused_before_anything_is_written() {
-    // One workspace, writable by everyone (so only the files themselves can refuse).
-    let (_d, root) = workspace(&[("mine.txt", "m\n"), ("roots-0644.txt", "r\n"), ("roots-0666.txt", "w\n")]);
-    fs::set_permissions(&root, fs::Permissions::from_mode(0o777)).unwrap();
-    fs::set_permissions(root.join("roots-0644.txt"), fs::Permissions::from_mode(0o644)).unwrap();
-    fs::set_permissions(root.join("roots-0666.txt"), fs::Permissions::from_mode(0o666)).unwrap();
-    if rustix::process::geteuid().is_root() {
-        std::os::unix::fs::chown(root.join("mine.txt"), Some(65534), Some(65534)).unwrap();
-    }
-    let edit = |p: &str, after: &str| json!({"op": "edit", "path": p, "after": after});
-    // A root-owned 0644 file: its mode bits allow writing for someone, but not for nobody.
-    let Some(out) = probe_as_nobody(&root, json!([edit("mine.txt", "M\n"), edit("roots-0644.txt", "R\n")])) else {
-        println!("skipped: dropping privileges to nobody needs root");
-        return;
-    };
-    assert!(out.starts_with("ERROR 1 file is read-only: roots-0644.txt."), "{out}");
-    // A root-owned 0666 file: writable, but its new contents would belong to nobody.
-    let out = probe_as_nobody(&root, json!([edit("mine.txt", "M\n"), edit("roots-0666.txt", "W\n")])).unwrap();
-    assert!(out.contains("roots-0666.txt (it belongs to another user (uid 0)"), "{out}");
-    assert!(out.contains("Nothing was written"), "{out}");
-    assert_eq!((read(&root, "mine.txt"), read(&root, "roots-0644.txt")), ("m\n".into(), "r\n".into()));
-    assert_eq!(read(&root, "roots-0666.txt"), "w\n");
-    assert!(leftovers(&snapshot(&root)).is_empty());
-    // Its own file applies, and stays its own.
-    let out = probe_as_nobody(&root, json!([edit("mine.txt", "M\n")])).unwrap();
-    assert_eq!(out, "APPLIED");
-    assert_eq!(fs::metadata(root.join("mine.txt")).unwrap().uid(), 65534);
-}
-
-/// A tmpfs of `size` mounted for the test (root only), unmounted on drop.
-struct Tmpfs(tempfile::TempDir);
-
-impl Tmpfs {
-    fn mount(size: &str) -> Option<Self> {
-        if !rustix::process::geteuid().is_root() {
-            return None;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let ok = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(dir.path())
-            .status()
-            .is_ok_and(|s| s.success());
-        ok.then_some(Self(dir))
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.0.path()).status();
-    }
-}
-
-#[test]
-fn a_full_disk_fails_the_apply_with_every_file_as_it_was() {
-    let Some(fs_) = Tmpfs::mount("256k") else {
-        println!("skipped: mounting a small tmpfs needs root and mount(8)");
-        return;
-    };
-    let root = fs_.0.path().canonicalize().unwrap();
-    fs::write(root.join("a.txt"), "small a\n").unwrap();
-    fs::write(root.join("b.txt"), "small b\n").unwrap();
-    let before = snapshot(&root);
-    let ws = Workspace::open(&root).unwrap();
-    let mut cs = ChangeSet::new();
-    cs.edit("a.txt", b"small a\n".to_vec(), b"A\n".to_vec()).edit(
-        "b.txt",
-        b"small b\n".to_vec(),
-        vec![b'x'; 1024 * 1024],
-    );
-    let err = cs.apply(&ws).unwrap_err();
-    assert!(err.to_string().contains("No space left on device"), "{err}");
-    assert!(err.to_string().contains("b.txt"), "{err}");
-    assert_eq!(snapshot(&root), before, "every file as it was, no temporary left");
-}
-
-#[test]
 fn two_processes_never_interleave_their_commits() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
@@ -351,4 +239,150 @@ fn a_failed_sync_is_a_failed_apply_with_every_file_as_it_was() {
         assert!(err.to_string().contains("Every file was restored"), "{index}: {err}");
         assert_eq!(snapshot(&root), before, "sync {index}: every file as it was");
     }
+}
+
+/// The change set of the sync tests: an edit, a delete, a create in new folders, a rename.
+fn sync_case() -> (tempfile::TempDir, PathBuf, ChangeSet) {
+    let (d, root) = workspace(&[("a.txt", "A\n"), ("gone.txt", "G\n"), ("from.txt", "F\n")]);
+    let mut cs = ChangeSet::new();
+    cs.edit("a.txt", b"A\n".to_vec(), b"A2\n".to_vec())
+        .delete("gone.txt", b"G\n".to_vec())
+        .create("new/dir/n.txt", b"N\n".to_vec())
+        .rename("from.txt", "to.txt", EntryKind::File, ContentHash::of(b"F\n"));
+    (d, root, cs)
+}
+
+#[test]
+fn a_failed_fsync_of_any_file_folder_or_the_record_fails_the_apply_whole_or_after_the_commit_is_a_warning() {
+    // Every point of one apply, in order, with what each `fsync` point syncs.
+    let (_d, root, cs) = sync_case();
+    let seen: Arc<Mutex<Vec<(String, usize, String)>>> = Arc::default();
+    let log = seen.clone();
+    fault::set_hook(&root, move |p| {
+        log.lock().unwrap().push((p.phase.to_string(), p.index, p.target.to_string()));
+        Hook::Continue
+    });
+    cs.apply(&Workspace::open(&root).unwrap()).unwrap();
+    fault::clear_hook(&root);
+    let seen = seen.lock().unwrap().clone();
+    let syncs: Vec<&(String, usize, String)> = seen.iter().filter(|(phase, ..)| phase == "fsync").collect();
+    let targets: Vec<&str> = syncs.iter().map(|(_, _, t)| t.as_str()).collect();
+    // The record (file, then the root), each temporary, the folders, the marks, the clean-up.
+    assert_eq!(&targets[..2], [".rdesk-apply.log", ""], "the record is synced, then its folder: {targets:?}");
+    for tmp_of in ["", "new/dir"] {
+        assert!(
+            targets.iter().any(|t| t.starts_with(tmp_of) && t.ends_with(".tmp")),
+            "a temporary in {tmp_of:?} is synced: {targets:?}"
+        );
+    }
+    assert!(targets.contains(&"new/dir") && targets.contains(&"new"), "new folders are synced: {targets:?}");
+    assert_eq!(targets.iter().filter(|t| **t == ".rdesk-apply.log").count(), 4, "the record and its 3 marks");
+    // The committed mark's own sync: the first `fsync` after the point `mark:2`.
+    let mark = seen.iter().position(|(phase, index, _)| phase == "mark" && *index == 2).expect("the committed mark");
+    let committed = seen[mark..].iter().find(|(phase, ..)| phase == "fsync").expect("its sync").1;
+    assert_eq!(seen[mark..].iter().find(|(phase, ..)| phase == "fsync").unwrap().2, ".rdesk-apply.log");
+
+    for (_, index, target) in syncs {
+        let (_d, root, cs) = sync_case();
+        let before = snapshot(&root);
+        let ws = Workspace::open(&root).unwrap();
+        let after = {
+            let mut expect = before.clone();
+            use resolve_scenarios::fixture::Entry;
+            expect.insert("a.txt".into(), Entry::File(b"A2\n".to_vec()));
+            expect.remove("gone.txt");
+            expect.insert("new".into(), Entry::Dir);
+            expect.insert("new/dir".into(), Entry::Dir);
+            expect.insert("new/dir/n.txt".into(), Entry::File(b"N\n".to_vec()));
+            let f = expect.remove("from.txt").unwrap();
+            expect.insert("to.txt".into(), f);
+            expect
+        };
+        let at = *index;
+        fault::set_hook(&root, move |p| if p.phase == "fsync" && p.index == at { Hook::Fail } else { Hook::Continue });
+        let result = cs.apply(&ws);
+        fault::clear_hook(&root);
+        let now = snapshot(&root);
+        if *index <= committed {
+            let err = result.expect_err(&format!("fsync {index} ({target:?}) fails the apply"));
+            let text = err.to_string();
+            assert!(text.contains("injected fault at fsync"), "fsync {index} ({target:?}): {text}");
+            assert!(
+                text.contains("Every file was restored") || text.contains("nothing was changed"),
+                "fsync {index} ({target:?}): {text}"
+            );
+            assert_eq!(now, before, "fsync {index} ({target:?}): every file as it was, nothing left behind");
+        } else {
+            let report = result.unwrap_or_else(|e| panic!("fsync {index} ({target:?}) is after the commit: {e}"));
+            assert!(
+                report.warnings.iter().any(|w| w.contains("injected fault at fsync")),
+                "fsync {index} ({target:?}): the failed sync is a warning: {:?}",
+                report.warnings
+            );
+            assert_eq!(now, after, "fsync {index} ({target:?}): every file written");
+        }
+    }
+}
+
+/// The scenario: a rollback that could not restore a file, the person writing a file
+/// of the change set by hand meanwhile, then a later recovery.
+#[test]
+fn after_a_rollback_that_could_not_restore_a_later_recovery_never_removes_or_replaces_what_the_person_wrote() {
+    let (_d, root) = workspace(&[("gone.txt", "old gone\n"), ("x.txt", "X\n")]);
+    let ws = Workspace::open(&root).unwrap();
+    let mut cs = ChangeSet::new();
+    cs.create("new.txt", b"the new file\n".to_vec()) // op 0: moved in, then removed by the rollback
+        .delete("gone.txt", b"old gone\n".to_vec()) // op 1: its restore fails
+        .edit("x.txt", b"X\n".to_vec(), b"X2\n".to_vec()); // op 2: the commit fails here
+    let gone = root.join("gone.txt");
+    fault::set_hook(&root, move |p| match (p.phase, p.index) {
+        ("commit", 2) => Hook::Fail,
+        // The rollback runs newest first: index 1 is the delete. Someone saves gone.txt
+        // just before it is put back, so putting it back fails.
+        ("rollback", 1) => {
+            fs::write(&gone, "saved during the rollback\n").unwrap();
+            Hook::Continue
+        }
+        _ => Hook::Continue,
+    });
+    let err = cs.apply(&ws).unwrap_err();
+    fault::clear_hook(&root);
+    let text = err.to_string();
+    assert!(text.contains("Restoring failed for:") && text.contains("gone.txt"), "{text}");
+    let record = fs::read_to_string(root.join(".rdesk-apply.log")).expect("the record stays");
+    assert!(record.ends_with("{\"rollback\":\"incomplete\"}\n"), "the record is marked: {record}");
+    let kept = leftovers(&snapshot(&root)).into_iter().cloned().collect::<Vec<_>>();
+    assert!(kept.iter().any(|n| n.ends_with("-2.tmp")), "x.txt's temporary is kept as evidence: {kept:?}");
+    assert!(kept.iter().any(|n| n.ends_with("-1.bak")), "gone.txt's old contents are kept: {kept:?}");
+    assert!(!root.join("new.txt").exists(), "the new file was removed by the rollback");
+
+    // The person writes new.txt by hand (the same change, done themselves) and edits x.txt.
+    fs::write(root.join("new.txt"), "the new file\n").unwrap();
+    fs::write(root.join("x.txt"), "X2\n").unwrap();
+    let s = Session::open(&root, ResolvePolicy::Human).unwrap();
+    let r = s.recovery().expect("the record is recovered again").clone();
+    assert_eq!(r.outcome, RecoveryOutcome::Incomplete, "{}", r.message());
+    assert_eq!(read(&root, "new.txt"), "the new file\n", "the person's new.txt is not removed: {}", r.message());
+    assert_eq!(read(&root, "x.txt"), "X2\n", "the person's x.txt is not replaced");
+    assert_eq!(read(&root, "gone.txt"), "saved during the rollback\n", "the save is not replaced");
+    assert!(r.message().contains("new.txt (left as it is"), "{}", r.message());
+    assert!(r.message().contains("gone.txt (its contents are in"), "{}", r.message());
+    drop(s);
+    // An apply now says why it cannot run, and writes nothing.
+    let mut other = ChangeSet::new();
+    other.edit("x.txt", b"X2\n".to_vec(), b"X3\n".to_vec());
+    let err = other.apply(&ws).unwrap_err();
+    assert!(matches!(err, ApplyError::Unfinished { .. }), "{err}");
+    assert!(err.to_string().contains(".rdesk-apply.log") && err.to_string().contains("Nothing was written"), "{err}");
+    assert_eq!(read(&root, "x.txt"), "X2\n");
+
+    // The person lets the old gone.txt come back: the next open finishes, keeping new.txt.
+    fs::remove_file(root.join("gone.txt")).unwrap();
+    let s = Session::open(&root, ResolvePolicy::Human).unwrap();
+    let r = s.recovery().expect("recovered").clone();
+    assert_eq!(r.outcome, RecoveryOutcome::RolledBack, "{}", r.message());
+    assert_eq!(read(&root, "gone.txt"), "old gone\n");
+    assert_eq!(read(&root, "new.txt"), "the new file\n", "still the person's");
+    assert_eq!(read(&root, "x.txt"), "X2\n");
+    assert!(leftovers(&snapshot(&root)).is_empty(), "record and temporaries gone: {:?}", leftovers(&snapshot(&root)));
 }

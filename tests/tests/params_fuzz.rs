@@ -5,7 +5,10 @@
 //! Inputs: arbitrary JSON values (objects, arrays, strings with any Unicode and NUL, numbers
 //! up to the extremes, booleans, null) and mutations of valid parameters (a key dropped, a
 //! value of the wrong type, an unknown key added). Properties: no panic, every error carries
-//! a code, and every error names the offending key or quotes the offending value.
+//! a code, and every error names the offending key or quotes the offending value: which key
+//! or value that is, is worked out from the parameters by the rules of each tool
+//! (`offending`), so an error that names some other key, or a key the caller never gave,
+//! fails.
 //!
 //! Each property runs [`CASES`] cases from a fixed seed (the same cases on every run, so CI
 //! is repeatable); `cargo test -p resolve-scenarios --test params_fuzz` runs them all.
@@ -199,27 +202,127 @@ const TOOLS: [&str; 3] = ["ast_edit", "batch_rename_preview", "resolve"];
 
 // ---- Checks ----
 
-/// The error names something the caller gave: a key of theirs or a known key (in any form,
-/// `ops[0].pat` or the bare `limit`), or a string or number they passed.
-fn names_something(message: &str, tool: &str, params: &Value) -> bool {
-    if !params.is_object() {
-        return message.contains(&quote(params));
-    }
-    let mut words: Vec<String> = known_keys(tool).iter().chain(&OP_KEYS).map(|k| k.to_string()).collect();
-    let mut stack = vec![params];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(m) => {
-                words.extend(m.keys().map(|k| head(k)));
-                stack.extend(m.values());
+/// What an error about `params` must name: each field that is wrong by the tool's rules (an
+/// unknown key, a required key missing, a value of the wrong type or out of range) as
+/// `` `field` `` (or SPEC §5's bare `limit must`); when nothing is wrong by those rules (the
+/// error comes from running: a path that does not exist, a pattern or a regular expression
+/// that does not parse, a language it does not know), a field the caller gave, by name or by
+/// value. An error naming only some other key, or a key the caller never gave, fails.
+fn offending(tool: &str, params: &Value) -> Vec<String> {
+    let Some(obj) = params.as_object() else { return vec![quote(params)] };
+    let field = |f: &str| format!("`{f}`");
+    let blank = |v: Option<&Value>| v.is_none_or(|v| v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty()));
+    let not_string = |v: Option<&Value>| v.is_some_and(|v| !v.is_null() && !v.is_string());
+    let mut wrong: Vec<String> =
+        obj.keys().filter(|k| !known_keys(tool).contains(&k.as_str())).map(|k| field(&shown(k))).collect();
+    let mut given: Vec<String> = Vec::new();
+    let value = |v: &Value, name: String, given: &mut Vec<String>| {
+        given.push(name);
+        given.push(quote(v));
+        if let Some(s) = v.as_str().map(str::trim).filter(|s| s.chars().count() >= 3) {
+            given.push(head(s));
+        }
+    };
+    match tool {
+        "ast_edit" => {
+            match obj.get("ops") {
+                Some(Value::Array(items)) if !items.is_empty() => {
+                    let mut pats: Vec<&str> = Vec::new();
+                    for (i, item) in items.iter().enumerate() {
+                        let Some(op) = item.as_object() else {
+                            wrong.push(field(&format!("ops[{i}]")));
+                            continue;
+                        };
+                        wrong.extend(op.keys().filter(|k| !OP_KEYS.contains(&k.as_str())).map(|k| field(&shown(k))));
+                        if blank(op.get("pat")) || not_string(op.get("pat")) {
+                            wrong.push(field(&format!("ops[{i}].pat")));
+                        } else if let Some(pat) = op.get("pat") {
+                            let trimmed = pat.as_str().unwrap_or_default().trim();
+                            if pats.contains(&trimmed) {
+                                wrong.push(format!("Duplicate rewrite pattern: {trimmed}"));
+                            }
+                            pats.push(trimmed);
+                            value(pat, field(&format!("ops[{i}].pat")), &mut given);
+                        }
+                        if not_string(op.get("out")) {
+                            wrong.push(field(&format!("ops[{i}].out")));
+                        } else if let Some(out) = op.get("out") {
+                            value(out, field(&format!("ops[{i}].out")), &mut given);
+                        }
+                    }
+                }
+                _ => wrong.push(field("ops")),
             }
-            Value::Array(items) => stack.extend(items),
-            Value::String(s) if !s.trim().is_empty() => words.push(head(s.trim())),
-            Value::Number(n) => words.push(n.to_string()),
-            _ => {}
+            for key in ["lang", "path", "glob", "sel"] {
+                if not_string(obj.get(key)) {
+                    wrong.push(field(key));
+                } else if let Some(v) = obj.get(key).filter(|v| !blank(Some(v))) {
+                    value(v, field(key), &mut given);
+                }
+            }
+            let positive = |v: &Value| {
+                v.as_u64().is_some_and(|n| n > 0) || v.as_f64().is_some_and(|f| f > 0.0 && f.fract() == 0.0)
+            };
+            if obj.get("limit").is_some_and(|v| !v.is_null() && !positive(v)) {
+                wrong.push("limit must".into());
+            }
+        }
+        "batch_rename_preview" => {
+            match obj.get("files") {
+                Some(Value::String(s)) if !s.is_empty() => value(&obj["files"], field("files"), &mut given),
+                Some(Value::Array(items)) if !items.is_empty() => {
+                    for (i, item) in items.iter().enumerate() {
+                        match item {
+                            Value::String(s) if !s.is_empty() => value(item, field("files"), &mut given),
+                            _ => wrong.push(field(&format!("files[{i}]"))),
+                        }
+                    }
+                }
+                _ => wrong.push(field("files")),
+            }
+            match obj.get("find") {
+                Some(Value::String(s)) if !s.is_empty() => value(&obj["find"], field("find"), &mut given),
+                _ => wrong.push(field("find")),
+            }
+            match obj.get("replace") {
+                Some(v @ Value::String(_)) => value(v, field("replace"), &mut given),
+                _ => wrong.push(field("replace")),
+            }
+        }
+        _ => {
+            match obj.get("action").and_then(Value::as_str) {
+                Some("apply" | "discard") => {}
+                _ => wrong.push(field("action")),
+            }
+            if blank(obj.get("reason")) || not_string(obj.get("reason")) {
+                wrong.push(field("reason"));
+            }
+            if not_string(obj.get("expected_id")) {
+                wrong.push(field("expected_id"));
+            } else if let Some(id) = obj.get("expected_id").filter(|v| !v.is_null()) {
+                value(id, field("expected_id"), &mut given);
+            }
+            if obj.get("leave_out").is_some_and(|v| !v.is_null()) {
+                // Its shape is checked in depth (`leave_out.files`, `leave_out.replacements[…]`).
+                wrong.push("`leave_out".into());
+            }
         }
     }
-    words.iter().any(|w| !w.is_empty() && message.contains(w.as_str()))
+    if wrong.is_empty() {
+        given
+    } else {
+        wrong
+    }
+}
+
+/// The error names what was wrong with `params` (see [`offending`]).
+fn names_the_offender(message: &str, tool: &str, params: &Value) -> Result<(), Vec<String>> {
+    let want = offending(tool, params);
+    if want.iter().any(|w| !w.is_empty() && message.contains(w.as_str())) {
+        Ok(())
+    } else {
+        Err(want)
+    }
 }
 
 /// The start of a string (messages may cut a long one, or quote it inside a longer name).
@@ -235,7 +338,9 @@ fn check_result(tool: &str, params: &Value, r: &ToolResult) -> Result<(), TestCa
     prop_assert!(r.error_code.is_some(), "an error without a code for {params}: {text}");
     prop_assert!(!text.trim().is_empty(), "an empty error for {params}");
     if r.error_code.as_deref() != Some("no_pending_action") {
-        prop_assert!(names_something(&text, tool, params), "`{tool}` error names nothing of {params}: {text}");
+        if let Err(want) = names_the_offender(&text, tool, params) {
+            return Err(TestCaseError::fail(format!("`{tool}` error for {params} names none of {want:?}: {text}")));
+        }
     }
     Ok(())
 }
@@ -458,4 +563,30 @@ fn a_dropped_required_key_is_refused_naming_it() {
             Ok(())
         });
     }
+}
+
+#[test]
+fn the_check_wants_the_offending_field_not_any_known_key() {
+    let empty_ops = json!({"ops": [], "lang": "ts"});
+    assert!(names_the_offender("`ops` must include at least one op entry", "ast_edit", &empty_ops).is_ok());
+    assert!(
+        names_the_offender("`lang` must be a string", "ast_edit", &empty_ops).is_err(),
+        "naming another key the caller gave is not enough"
+    );
+    let bad_limit = json!({"ops": [{"pat": "a($A)", "out": "b"}], "limit": 0});
+    assert!(names_the_offender("limit must be a positive number", "ast_edit", &bad_limit).is_ok());
+    assert!(
+        names_the_offender(
+            "Known parameters are `ops`, `lang`, `path`, `glob`, `sel`, `limit`.",
+            "ast_edit",
+            &bad_limit
+        )
+        .is_err(),
+        "listing every known key is not naming the offender"
+    );
+    let fine = json!({"files": "*.jpg", "find": "^IMG_", "replace": "/"});
+    assert!(
+        names_the_offender("The new name of `IMG_1.jpg` would be `/1.jpg`.", "batch_rename_preview", &fine).is_err(),
+        "a runtime error must name a field or value the caller gave"
+    );
 }

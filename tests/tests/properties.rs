@@ -113,7 +113,7 @@ proptest! {
     }
 
     #[test]
-    fn a_failure_at_any_step_leaves_every_byte_as_before(case in case(), fail_at in 0usize..24) {
+    fn a_failure_at_any_step_leaves_every_byte_as_before(case in case(), fail_at in 0usize..64) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let plan = set_up(&root, &case);
@@ -122,10 +122,17 @@ proptest! {
         let cs = change_set(&ws, &plan);
         let seen = Arc::new(AtomicUsize::new(0));
         let counter = seen.clone();
+        let (mut marking, mut committed) = (false, false);
         fault::set_hook(&root, move |p| {
-            // Every step up to the commit's end; the clean-up after it cannot undo a commit.
-            if p.phase == "cleanup" {
+            // Every step up to the commit's end (the `committed` mark's own sync); the
+            // clean-up after it cannot undo a commit.
+            if committed || p.phase == "cleanup" {
                 return Hook::Continue;
+            }
+            if p.phase == "mark" && p.index == 2 {
+                marking = true;
+            } else if marking && p.phase == "fsync" {
+                committed = true;
             }
             if counter.fetch_add(1, Ordering::SeqCst) == fail_at { Hook::Fail } else { Hook::Continue }
         });

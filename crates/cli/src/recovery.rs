@@ -1,6 +1,7 @@
 //! Telling the person about an apply a killed process interrupted in the workspace, which
-//! opening it just finished (rolled back, or cleaned up): one line on stderr. Never stdout:
-//! it carries the JSON Lines output, or the MCP protocol.
+//! opening it just finished (rolled back, or cleaned up), or about an apply record opening
+//! it refused to act on (`Recovery::refused`: which record, why, what to do): one line on
+//! stderr. Never stdout: it carries the JSON Lines output, or the MCP protocol.
 
 use resolve_engine::Recovery;
 
@@ -40,5 +41,27 @@ mod tests {
         assert!(l.starts_with("rdesk: Applying \"Batch rename: 2 files\" was interrupted"), "{l}");
         assert!(!l.contains('\n'), "one line: {l}");
         assert_eq!(line(None), None);
+    }
+
+    #[test]
+    fn a_refused_record_is_one_stderr_line_naming_the_record_and_what_to_do() {
+        let refusal = resolve_engine::Refusal {
+            record: "/w/.rdesk-apply.log".into(),
+            reason: resolve_engine::RefusalReason::Mode { mode: 0o644 },
+        };
+        let r = Recovery {
+            context: None,
+            outcome: resolve_engine::RecoveryOutcome::Refused(refusal),
+            started_at: Default::default(),
+            files: 0,
+            problems: vec![],
+        };
+        let l = line(Some(&r)).expect("a line");
+        assert!(
+            l.starts_with("rdesk: The apply record /w/.rdesk-apply.log was refused, because its mode is 0644"),
+            "{l}"
+        );
+        assert!(l.contains("nothing was done") && l.contains("delete /w/.rdesk-apply.log"), "what to do: {l}");
+        assert!(!l.contains('\n'), "one line: {l}");
     }
 }

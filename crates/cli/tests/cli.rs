@@ -148,6 +148,9 @@ fn ast_edit_bad_input_is_exit_2_with_the_spec_message() {
 #[path = "cli/agent.rs"]
 mod agent;
 
+#[path = "cli/hostile_record.rs"]
+mod hostile_record;
+
 #[test]
 fn run_passes_the_reason_byte_for_byte_and_refuses_unknown_keys_by_name() {
     let ws = tempfile::tempdir().unwrap();

@@ -41,5 +41,7 @@ pub fn mirror(session: &Arc<Session>, journal: &Arc<Writer>) {
 /// reason `interrupted` (never as applied). A record that was refused (not acted on) is not
 /// journalled: nothing happened.
 pub fn record_recovery(journal: &Writer, root: &str, recovery: &Recovery) {
-    journal.record(Decision::interrupted(root, recovery));
+    if !recovery.refused() {
+        journal.record(Decision::interrupted(root, recovery));
+    }
 }

@@ -11,7 +11,13 @@
 //!
 //! Points, in order: `planned` (after verification, before anything is written), then one
 //! per operation in `staging`, `parking`, `commit` and `cleanup` (index counted from 0 in
-//! each phase).
+//! each phase); `sync` before the folders of a phase are synced (0 staging, 1 parking,
+//! 2 commit) and `mark` before its mark is written to the record (0 `staged`, 1 `parked`,
+//! 2 `committed`); `rollback` before each operation a rollback undoes (newest first).
+//! Besides, every real `fsync`/`fdatasync` of a file, a folder or the record is the point
+//! `fsync`, numbered from 0 in each apply (or recovery), its [`Point::target`] the
+//! workspace-relative name synced (`""` for the root): a hook that fails it fails that sync
+//! (nothing is synced), and a pause there stops the process just before it.
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
@@ -25,6 +31,8 @@ pub struct Point<'a> {
     pub root: &'a Path,
     pub phase: &'static str,
     pub index: usize,
+    /// What an `fsync` point syncs (workspace-relative; `""` is the root); `""` elsewhere.
+    pub target: &'a str,
 }
 
 /// What a hook makes of a point.

@@ -59,7 +59,7 @@ pub mod workspace;
 
 pub use changeset::{
     plural, recover, ApplyContext, ApplyError, ApplyReport, Change, ChangeCounts, ChangeKind, ChangeSet, ContentHash,
-    EntryKind, FileSummary, Recovery, RecoveryOutcome,
+    EntryKind, FileSummary, Recovery, RecoveryOutcome, Refusal, RefusalReason,
 };
 pub use changeset::{Affected, SincePreview};
 pub use changeset::{LeaveOut, LeftOutReplacements, PartialApply, Replacement, ReplacementRow, Replacements};

@@ -234,7 +234,9 @@ pub type Observer = Box<dyn Fn(&TranscriptEntry) + Send + Sync>;
 impl Session {
     /// What opening this session recovered: an apply interrupted in this workspace by a killed
     /// process, rolled back (or finished) before the session started. Programs show it to
-    /// the person and journal it as a failed apply with the reason `interrupted`.
+    /// the person and journal it as a failed apply with the reason `interrupted` — except a
+    /// refused record ([`Recovery::refused`](crate::Recovery::refused): one the desk could
+    /// not have written, left untouched), which is shown and never journalled.
     pub fn recovery(&self) -> Option<&crate::changeset::Recovery> {
         self.recovery.as_ref()
     }

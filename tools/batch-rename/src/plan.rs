@@ -47,13 +47,13 @@ pub enum RenameError {
     EmptyName { from: String },
     #[error("The new name of `{from}` would be `{name}`, which is not a file name. Change `find` or `replace`.")]
     DotName { from: String, name: String },
-    #[error("The new name of `{from}` would be `{name}`, which contains a path separator `/`. Batch rename changes names inside their folder; it does not move files.")]
+    #[error("The new name of `{from}` would be `{name}`, which contains a path separator `/`. Batch rename changes names inside their folder; it does not move files: change `find` or `replace` so that no `/` is inserted.")]
     Separator { from: String, name: String },
     #[error("The new name of `{from}` would be `{name}`, which contains a NUL character. Change `find` or `replace`.")]
     Nul { from: String, name: String },
     #[error("The new name of `{from}` would be `{name}`, which contains {what} at character {position}. Such a character makes a name show differently from what it is (or not show at all); change `find` or `replace` so that the new names hold only visible characters.")]
     HiddenCharacter { from: String, name: String, position: usize, what: String },
-    #[error("The new name of `{from}` would be {bytes} bytes long (`{name}`); a file name can be at most 255 bytes.")]
+    #[error("The new name of `{from}` would be {bytes} bytes long (`{name}`); a file name can be at most 255 bytes. Change `find` or `replace` so that every new name is shorter.")]
     TooLong { from: String, name: String, bytes: usize },
     #[error("Two files would get the same name `{target}`: {sources}. Change `find` or `replace` so that every new name is different.")]
     DuplicateTarget { target: String, sources: String },

@@ -24,7 +24,8 @@ use super::fsops::{split, Tree};
 use super::intent::{self, Intent, Op, Phase, Record};
 use super::plan::{Plan, Step};
 use super::recovery::ApplyContext;
-use super::{rollback, ApplyError, ApplyReport, ContentHash, EntryKind};
+use super::rollback::{self, Care};
+use super::{ApplyError, ApplyReport, ContentHash, EntryKind};
 
 /// Why a commit stopped: an I/O failure (with the path and what was being done), or a file
 /// found changed at the moment it was moved aside.
@@ -47,7 +48,10 @@ fn token() -> String {
     format!("{:x}{:x}{n:x}", std::process::id(), nanos & 0xffff)
 }
 
-fn beside(path: &str, token: &str, i: usize, suffix: &str) -> String {
+/// The temporary, backup or parking name (`suffix` `tmp`, `bak`, `mv`) of op `i` of the
+/// apply with `token`: beside `path`, so a rename never crosses a folder or a file system.
+/// `super::record_check` accepts only these names in a record.
+pub(super) fn beside(path: &str, token: &str, i: usize, suffix: &str) -> String {
     let (dir, _) = split(path);
     let name = format!(".rdesk-{token}-{i}.{suffix}");
     if dir.is_empty() {
@@ -92,7 +96,7 @@ fn ops(plan: &Plan) -> Vec<Op> {
 
 #[cfg(feature = "fault-injection")]
 pub(super) fn point(tree: &Tree, phase: &'static str, index: usize) -> io::Result<()> {
-    crate::fault::at(crate::fault::Point { root: tree.root_path(), phase, index })
+    crate::fault::at(crate::fault::Point { root: tree.root_path(), phase, index, target: "" })
 }
 
 #[cfg(not(feature = "fault-injection"))]
@@ -114,15 +118,22 @@ fn fault(_tree: &Tree, _rel: &str) -> io::Result<()> {
 pub(super) fn run(tree: &mut Tree, plan: &Plan, context: Option<ApplyContext>) -> Result<ApplyReport, ApplyError> {
     point(tree, "planned", 0).map_err(|e| io_error("the workspace", "start writing", e, Vec::new()))?;
     let intent = Intent {
-        version: 1,
+        version: intent::VERSION,
         pid: std::process::id(),
         started_at: Utc::now(),
         context,
         dirs: plan.dirs.clone(),
         ops: ops(plan),
     };
-    let mut record = Record::create(tree, &intent)
-        .map_err(|e| io_error(intent::RECORD_NAME, "write the apply record", e, Vec::new()))?;
+    let mut record = Record::create(tree, &intent).map_err(|e| {
+        if e.kind() == io::ErrorKind::AlreadyExists {
+            // Recovery ran just before (under the same lock) and left it: not ours to remove.
+            let record = tree.root_path().join(intent::RECORD_NAME).display().to_string();
+            ApplyError::Unfinished { record, problems: Vec::new() }
+        } else {
+            io_error(intent::RECORD_NAME, "write the apply record", e, Vec::new())
+        }
+    })?;
     let mut phase = Phase::Prepared;
     match forward(tree, plan, &intent, &mut record, &mut phase) {
         Ok(()) => {
@@ -135,9 +146,14 @@ pub(super) fn run(tree: &mut Tree, plan: &Plan, context: Option<ApplyContext>) -
             Ok(report)
         }
         Err(stop) => {
-            let problems = rollback::roll_back(tree, &intent, phase);
+            let mut problems = rollback::roll_back(tree, &intent, phase, Care::Normal).failed;
             if problems.is_empty() {
                 let _ = intent::remove(tree);
+            } else if let Err(e) = record.mark_rollback_incomplete(tree) {
+                problems.push(format!(
+                    "{} (could not be marked: {e})",
+                    tree.root_path().join(intent::RECORD_NAME).display()
+                ));
             }
             Err(match stop {
                 Stop::Stale { path, why } if problems.is_empty() => ApplyError::Stale { files: vec![(path, why)] },
@@ -175,6 +191,13 @@ fn sync(tree: &mut Tree, index: usize) -> Result<(), Stop> {
     })
 }
 
+/// Marks `phase` in the record (test point `mark`: 0 staged, 1 parked, 2 committed).
+fn mark(tree: &mut Tree, record: &mut Record, phase: Phase) -> Result<(), Stop> {
+    let index = phase as usize - 1;
+    point(tree, "mark", index).map_err(io_stop(intent::RECORD_NAME, "write the apply record"))?;
+    record.mark(tree, phase).map_err(io_stop(intent::RECORD_NAME, "write the apply record"))
+}
+
 /// The phases up to `committed`; `phase` is always the last one marked.
 fn forward(tree: &mut Tree, plan: &Plan, intent: &Intent, record: &mut Record, phase: &mut Phase) -> Result<(), Stop> {
     // 1. Staging.
@@ -195,7 +218,7 @@ fn forward(tree: &mut Tree, plan: &Plan, intent: &Intent, record: &mut Record, p
         stage(tree, tmp, contents, meta).map_err(io_stop(path, "stage new contents for"))?;
     }
     sync(tree, 0)?;
-    record.mark(Phase::Staged).map_err(io_stop(intent::RECORD_NAME, "write the apply record"))?;
+    mark(tree, record, Phase::Staged)?;
     *phase = Phase::Staged;
 
     // 2. Parking.
@@ -207,7 +230,7 @@ fn forward(tree: &mut Tree, plan: &Plan, intent: &Intent, record: &mut Record, p
         check_held(tree, parked, *kind, before, from)?;
     }
     sync(tree, 1)?;
-    record.mark(Phase::Parked).map_err(io_stop(intent::RECORD_NAME, "write the apply record"))?;
+    mark(tree, record, Phase::Parked)?;
     *phase = Phase::Parked;
 
     // 3. Commit.
@@ -239,7 +262,7 @@ fn forward(tree: &mut Tree, plan: &Plan, intent: &Intent, record: &mut Record, p
         }
     }
     sync(tree, 2)?;
-    record.mark(Phase::Committed).map_err(io_stop(intent::RECORD_NAME, "write the apply record"))?;
+    mark(tree, record, Phase::Committed)?;
     *phase = Phase::Committed;
     Ok(())
 }
@@ -296,5 +319,5 @@ fn stage(tree: &mut Tree, tmp: &str, contents: &[u8], meta: Option<(u32, u32, u3
         rustix::fs::fchmod(&file, rustix::fs::Mode::from_raw_mode(mode))?;
     }
     file.write_all(contents)?;
-    file.sync_all()
+    tree.sync_file(&file, tmp)
 }

@@ -18,8 +18,9 @@
 //! every operation is made relative to folder handles opened without following symlinks
 //! (`fsops`).
 //!
-//! Files: `plan` (verification), `intent`, `commit`, `rollback`, [`recovery`],
-//! `lock`, `fsops`, `metadata` (per-file summaries and totals).
+//! Files: `plan` (verification), `intent`, `record_check` (a record read back is checked
+//! before recovery acts on it), `commit`, `rollback`, [`recovery`], `lock`, `fsops`,
+//! `metadata` (per-file summaries and totals).
 
 mod commit;
 pub mod drift;
@@ -29,6 +30,7 @@ mod lock;
 mod metadata;
 mod on_disk;
 mod plan;
+mod record_check;
 pub mod recovery;
 mod rollback;
 pub mod select;
@@ -46,7 +48,7 @@ pub use intent::RECORD_NAME;
 pub use lock::LOCK_WAIT;
 use metadata::summarise;
 pub use metadata::{ChangeCounts, ChangeKind, FileSummary};
-pub use recovery::{recover, ApplyContext, Recovery, RecoveryOutcome};
+pub use recovery::{recover, ApplyContext, Recovery, RecoveryOutcome, Refusal, RefusalReason, MAX_RECORD_BYTES};
 pub use select::{grouped, LeaveOut, LeftOutReplacements, PartialApply, Replacement, ReplacementRow, Replacements};
 
 use crate::diff::{self, FileDiff};
@@ -177,6 +179,20 @@ pub enum ApplyError {
     Busy { root: String },
     #[error("{}", io_message(.path, .op, .message, .restore_failures))]
     Io { path: String, op: &'static str, message: String, restore_failures: Vec<String> },
+    /// An apply record at the root that recovery refused (see [`Refusal`]): nothing is
+    /// written while it is there.
+    #[error(
+        "Cannot apply while the apply record {} is there: it was refused, because {}. Nothing was written. Resolve Desk did not write this record, or it was changed since. If no apply of yours was interrupted here, delete it; otherwise check the files it names by hand, then delete it.",
+        .refusal.record.display(), .refusal.reason
+    )]
+    RecordRefused { refusal: Refusal },
+    /// An earlier interrupted apply whose rollback could not put everything back: its record
+    /// stays until the person has dealt with it.
+    #[error(
+        "Cannot apply while an earlier interrupted apply is unfinished: {record} names files that could not be put back{}. Nothing was written; put those files right by hand, then delete {record} (or open the folder again to retry).",
+        if .problems.is_empty() { String::new() } else { format!(" ({})", .problems.join("; ")) }
+    )]
+    Unfinished { record: String, problems: Vec<String> },
 }
 
 fn stale_message(files: &[(String, String)]) -> String {
@@ -213,7 +229,9 @@ impl ApplyError {
             | ApplyError::ReadOnly { .. }
             | ApplyError::Refused { .. }
             | ApplyError::Busy { .. }
-            | ApplyError::Io { .. } => Vec::new(),
+            | ApplyError::Io { .. }
+            | ApplyError::RecordRefused { .. }
+            | ApplyError::Unfinished { .. } => Vec::new(),
         }
     }
 }
@@ -223,9 +241,11 @@ impl From<ApplyError> for ToolError {
         match e {
             ApplyError::Stale { .. } => ToolError::Stale { files: e.stale_files(), message: e.to_string() },
             ApplyError::Invalid(m) => ToolError::InvalidParams(m),
-            ApplyError::ReadOnly { .. } | ApplyError::Refused { .. } | ApplyError::Busy { .. } => {
-                ToolError::Failed(e.to_string())
-            }
+            ApplyError::ReadOnly { .. }
+            | ApplyError::Refused { .. }
+            | ApplyError::Busy { .. }
+            | ApplyError::RecordRefused { .. }
+            | ApplyError::Unfinished { .. } => ToolError::Failed(e.to_string()),
             ApplyError::Io { .. } => ToolError::Io(e.to_string()),
         }
     }
@@ -416,6 +436,17 @@ impl ChangeSet {
         // An apply interrupted here earlier (by a process that has since died) is finished
         // first, so this one starts from whole files.
         let recovered = recovery::recover_locked(root);
+        match recovered.as_ref().map(|r| &r.outcome) {
+            Some(RecoveryOutcome::Refused(refusal)) => {
+                return Err(ApplyError::RecordRefused { refusal: refusal.clone() });
+            }
+            Some(RecoveryOutcome::Incomplete) => {
+                let problems = recovered.map(|r| r.problems).unwrap_or_default();
+                let record = root.join(RECORD_NAME).display().to_string();
+                return Err(ApplyError::Unfinished { record, problems });
+            }
+            Some(RecoveryOutcome::RolledBack | RecoveryOutcome::Completed) | None => {}
+        }
         let plan = self.plan(ws)?;
         let mut tree = fsops::Tree::open(root).map_err(|e| ApplyError::Io {
             path: shown_root,

@@ -3,6 +3,12 @@
 //! which files, temporary and backup names, and how far the commit got; recovery rolls
 //! everything back (or, when the record says the commit completed, finishes the clean-up)
 //! and removes every temporary file.
+//!
+//! The record is read as untrusted input (`super::record_check`): one the desk could not have
+//! written here (another owner, not 0600, a link, a name with `..`, a name it does not make,
+//! an unknown format) is [`RecoveryOutcome::Refused`] and nothing is touched. A record whose
+//! rollback could not put everything back is [`RecoveryOutcome::Incomplete`]: it stays, and
+//! every later recovery of it is cautious (`super::rollback::Care`).
 
 use std::path::Path;
 
@@ -10,9 +16,10 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::fsops::Tree;
-use super::intent::{self, Phase};
+use super::intent::{self, Phase, Record};
 use super::lock::WorkspaceLock;
-use super::rollback;
+pub use super::record_check::{Refusal, RefusalReason, MAX_RECORD_BYTES};
+use super::rollback::{self, Care};
 
 use crate::session::Actor;
 use crate::workspace::Workspace;
@@ -29,14 +36,19 @@ pub struct ApplyContext {
     pub client: Option<String>,
 }
 
-/// How an interrupted apply was finished.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// How an interrupted apply was finished, or why it was not touched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecoveryOutcome {
     /// Every file was put back as it was before the apply.
     RolledBack,
     /// The record shows every file had been written; only the clean-up was finished.
     Completed,
+    /// Some files could not be put back (`Recovery::problems` says where they are); the
+    /// record stays, so the next open tries again, without replacing anything.
+    Incomplete,
+    /// The record is not one Resolve Desk could have written here: nothing was touched.
+    Refused(Refusal),
 }
 
 /// What recovery did in a workspace.
@@ -45,11 +57,12 @@ pub struct Recovery {
     /// The interrupted action, when the record says.
     pub context: Option<ApplyContext>,
     pub outcome: RecoveryOutcome,
-    /// When the interrupted apply started.
+    /// When the interrupted apply started (for a refused record: when it was last written).
     pub started_at: DateTime<Utc>,
-    /// How many files the apply touched.
+    /// How many files the apply touched (0 for a refused record).
     pub files: usize,
-    /// What could not be put back, and where it is (empty when everything was restored).
+    /// What could not be put back, and where it is, or what was left as it is and should be
+    /// checked (empty when everything was restored).
     pub problems: Vec<String>,
 }
 
@@ -57,27 +70,59 @@ impl Recovery {
     /// The reason an interrupted action is recorded with in the history.
     pub const REASON: &'static str = "interrupted";
 
-    /// One human sentence (or two) for a banner or a line on stderr.
+    /// The record was refused: nothing was done, and this is not an interrupted apply (do
+    /// not journal it as one).
+    pub fn refused(&self) -> bool {
+        matches!(self.outcome, RecoveryOutcome::Refused(_))
+    }
+
+    /// Why the record was refused, when it was.
+    pub fn refusal(&self) -> Option<&Refusal> {
+        match &self.outcome {
+            RecoveryOutcome::Refused(r) => Some(r),
+            RecoveryOutcome::RolledBack | RecoveryOutcome::Completed | RecoveryOutcome::Incomplete => None,
+        }
+    }
+
+    /// One human sentence (or a few) for a banner or a line on stderr.
     pub fn message(&self) -> String {
+        if let RecoveryOutcome::Refused(r) = &self.outcome {
+            return format!(
+                "The apply record {} was refused, because {}. {}",
+                r.record.display(),
+                r.reason,
+                r.what_to_do()
+            );
+        }
         let what = match &self.context {
             Some(c) => format!("Applying \"{}\"", c.label),
             None => "An apply".to_string(),
         };
         let when = self.started_at.format("%Y-%m-%d %H:%M:%S UTC");
-        let done = match self.outcome {
+        let files = |one, many| crate::changeset::plural(self.files, one, many);
+        let mut text = match self.outcome {
             RecoveryOutcome::RolledBack => format!(
-                "{} restored as before the apply",
-                crate::changeset::plural(self.files, "file was", "files were")
+                "{what} was interrupted (started {when}): {} restored as before the apply, and its temporary files were removed.",
+                files("file was", "files were")
             ),
             RecoveryOutcome::Completed => format!(
-                "its {} had all been written, so only the clean-up was finished",
-                crate::changeset::plural(self.files, "file", "files")
+                "{what} was interrupted (started {when}): its {} had all been written, so only the clean-up was finished, and its temporary files were removed.",
+                files("file", "files")
             ),
+            RecoveryOutcome::Incomplete => format!(
+                "{what} was interrupted (started {when}) and could not be undone completely; its record {} and temporary files are kept, and no file you can see was replaced or removed.",
+                intent::RECORD_NAME
+            ),
+            RecoveryOutcome::Refused(_) => String::new(),
         };
-        let mut text =
-            format!("{what} was interrupted (started {when}): {done}, and its temporary files were removed.");
         if !self.problems.is_empty() {
             text.push_str(&format!(" Check these by hand: {}.", self.problems.join("; ")));
+        }
+        if self.outcome == RecoveryOutcome::Incomplete {
+            text.push_str(&format!(
+                " Opening this folder again tries again; or, once you have put these files right, delete {}.",
+                intent::RECORD_NAME
+            ));
         }
         text
     }
@@ -97,38 +142,69 @@ pub(super) fn recover_locked(root: &Path) -> Option<Recovery> {
         Ok(t) => t,
         Err(_) => return None,
     };
+    let record = root.join(intent::RECORD_NAME);
     let found = match intent::read(&mut tree) {
         Ok(None) => return None,
         Ok(Some(found)) => found,
-        Err(e) => {
+        Err(reason) => {
+            let started_at = std::fs::symlink_metadata(&record)
+                .and_then(|m| m.modified())
+                .map(DateTime::<Utc>::from)
+                .unwrap_or_else(|_| Utc::now());
             return Some(Recovery {
                 context: None,
-                outcome: RecoveryOutcome::RolledBack,
-                started_at: Utc::now(),
+                outcome: RecoveryOutcome::Refused(Refusal { record, reason }),
+                started_at,
                 files: 0,
-                problems: vec![format!(
-                    "{} could not be read ({e}); look for .rdesk-* files beside the files it names",
-                    root.join(intent::RECORD_NAME).display()
-                )],
-            })
+                problems: Vec::new(),
+            });
         }
     };
-    let (intent, phase) = match found {
+    let (intent, phase, incomplete) = match found {
         // The record never got its first line down, so nothing else was touched.
         intent::Found::Torn => {
             let _ = intent::remove(&mut tree);
             return None;
         }
-        intent::Found::Intent(intent, phase) => (intent, phase),
+        intent::Found::Intent { intent, phase, rollback_incomplete } => (intent, phase, rollback_incomplete),
     };
-    let (outcome, mut problems) = if phase == Phase::Committed {
+    // Every folder it names must open beneath the root without a symlink (or be missing).
+    for folder in super::record_check::folders(&intent) {
+        if let Err(e) = tree.dir(folder) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                let reason = RefusalReason::Folder { folder: folder.to_string(), why: e.to_string() };
+                return Some(Recovery {
+                    context: None,
+                    outcome: RecoveryOutcome::Refused(Refusal { record, reason }),
+                    started_at: intent.started_at,
+                    files: 0,
+                    problems: Vec::new(),
+                });
+            }
+        }
+    }
+    let (mut outcome, mut problems) = if phase == Phase::Committed {
         (RecoveryOutcome::Completed, rollback::clean_up(&mut tree, &intent, &|_, _| Ok(())))
     } else {
-        (RecoveryOutcome::RolledBack, rollback::roll_back(&mut tree, &intent, phase))
+        let care = if incomplete { Care::Cautious } else { Care::Normal };
+        let undone = rollback::roll_back(&mut tree, &intent, phase, care);
+        if undone.failed.is_empty() {
+            (RecoveryOutcome::RolledBack, undone.left)
+        } else {
+            if !incomplete {
+                if let Err(e) = Record::reopen(&mut tree).and_then(|mut r| r.mark_rollback_incomplete(&mut tree)) {
+                    let mut failed = undone.failed;
+                    failed.push(format!("{} (could not be marked: {e})", record.display()));
+                    return Some(incomplete_recovery(*intent, failed, undone.left));
+                }
+            }
+            return Some(incomplete_recovery(*intent, undone.failed, undone.left));
+        }
     };
-    if problems.is_empty() || outcome == RecoveryOutcome::Completed {
-        if let Err(e) = intent::remove(&mut tree) {
-            problems.push(format!("{} (remove it: {e})", root.join(intent::RECORD_NAME).display()));
+    if let Err(e) = intent::remove(&mut tree) {
+        problems.push(format!("{} (remove it: {e})", record.display()));
+        if outcome == RecoveryOutcome::RolledBack {
+            outcome = RecoveryOutcome::Incomplete;
         }
     }
     Some(Recovery {
@@ -138,6 +214,17 @@ pub(super) fn recover_locked(root: &Path) -> Option<Recovery> {
         files: intent.ops.len(),
         problems,
     })
+}
+
+fn incomplete_recovery(intent: intent::Intent, mut failed: Vec<String>, left: Vec<String>) -> Recovery {
+    failed.extend(left);
+    Recovery {
+        context: intent.context,
+        outcome: RecoveryOutcome::Incomplete,
+        started_at: intent.started_at,
+        files: intent.ops.len(),
+        problems: failed,
+    }
 }
 
 tokio::task_local! {

@@ -9,6 +9,14 @@
 //! Rolling back never replaces a file that someone else changed meanwhile: where putting a
 //! file back would overwrite content that is neither the previewed nor the new one, the old
 //! content is left at its backup name and the problem reported.
+//!
+//! A rollback that could not put everything back keeps every temporary file (they are the
+//! evidence of what was moved in: "the temporary is gone" must keep meaning "it was moved
+//! in") and its caller marks the record `rollback: incomplete`. Any later rollback of that
+//! record is [`Care::Cautious`]: the person may have written any of its files since, so it
+//! only moves the desk's own files (at its generated names) back with no-replace renames,
+//! and never replaces, removes or moves away a file at a name the person sees; what it
+//! cannot tell is its own is left as it is and reported.
 
 use std::io;
 
@@ -16,13 +24,33 @@ use super::fsops::Tree;
 use super::intent::{Intent, Op, Phase};
 use super::EntryKind;
 
-/// Undoes everything an apply that reached `phase` may have done. Returns what could not be
-/// put back, and where it is (empty when every file is as it was).
-pub(super) fn roll_back(tree: &mut Tree, intent: &Intent, phase: Phase) -> Vec<String> {
-    let mut problems = Vec::new();
-    let mut note = |what: String| problems.push(what);
+/// How much a rollback may trust the disk to be as the apply left it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Care {
+    /// The apply's own process, or the first recovery of a killed one: names unique to the
+    /// apply say exactly what it did.
+    Normal,
+    /// A record marked `rollback: incomplete`: the files it names may have been written by
+    /// the person since (see the module docs).
+    Cautious,
+}
+
+/// What a rollback could not do.
+#[derive(Debug, Default)]
+pub(super) struct Undone {
+    /// What could not be put back, and where it is. When not empty, every temporary file
+    /// is kept and the record must stay (marked incomplete).
+    pub failed: Vec<String>,
+    /// Files left as they are because a cautious rollback cannot tell they are its own.
+    pub left: Vec<String>,
+}
+
+/// Undoes everything an apply that reached `phase` may have done (see the module docs).
+pub(super) fn roll_back(tree: &mut Tree, intent: &Intent, phase: Phase, care: Care) -> Undone {
+    let mut undone = Undone::default();
     let root = tree.root_path().to_path_buf();
     let shown = |rel: &str| root.join(rel).display().to_string();
+    let cautious = care == Care::Cautious;
 
     // The commit phase, newest first (it may have started once everything was parked).
     if phase >= Phase::Parked {
@@ -35,34 +63,50 @@ pub(super) fn roll_back(tree: &mut Tree, intent: &Intent, phase: Phase) -> Vec<S
                         continue; // never moved aside
                     }
                     let moved_in = !exists(tree, tmp);
-                    let result = if moved_in && holds(tree, path, EntryKind::File, after) {
+                    let result = if !cautious && moved_in && holds(tree, path, EntryKind::File, after) {
                         tree.rename_replace(backup, path)
                     } else {
                         tree.rename_noreplace(backup, path)
                     };
                     if let Err(e) = result {
-                        note(format!("{} (its previous contents are in {}: {e})", shown(path), shown(backup)));
+                        undone.failed.push(format!(
+                            "{} (its previous contents are in {}: {e})",
+                            shown(path),
+                            shown(backup)
+                        ));
                     }
                 }
                 Op::Create { path, tmp, after } => {
-                    if !exists(tree, tmp) && holds(tree, path, EntryKind::File, after) {
-                        if let Err(e) = tree.unlink(path) {
-                            note(format!("{} (remove the new file: {e})", shown(path)));
-                        }
+                    if exists(tree, tmp) || !holds(tree, path, EntryKind::File, after) {
+                        continue; // never moved in, or not the new file
+                    }
+                    if cautious {
+                        undone
+                            .left
+                            .push(format!("{} (left as it is: it may be yours; delete it if it is not)", shown(path)));
+                    } else if let Err(e) = tree.unlink(path) {
+                        undone.failed.push(format!("{} (remove the new file: {e})", shown(path)));
                     }
                 }
                 Op::Delete { path, backup, .. } => {
                     if exists(tree, backup) {
                         if let Err(e) = tree.rename_noreplace(backup, path) {
-                            note(format!("{} (its contents are in {}: {e})", shown(path), shown(backup)));
+                            undone.failed.push(format!("{} (its contents are in {}: {e})", shown(path), shown(backup)));
                         }
                     }
                 }
-                Op::Move { to, parked, kind, before, .. } => {
-                    if !exists(tree, parked) && holds(tree, to, *kind, before) {
-                        if let Err(e) = tree.rename_noreplace(to, parked) {
-                            note(format!("{} (it is now at {}: {e})", shown(parked), shown(to)));
-                        }
+                Op::Move { from, to, parked, kind, before } => {
+                    if exists(tree, parked) || !holds(tree, to, *kind, before) {
+                        continue;
+                    }
+                    if cautious {
+                        undone.left.push(format!(
+                            "{} (left as it is: it may be yours; it was to be renamed back to {})",
+                            shown(to),
+                            shown(from)
+                        ));
+                    } else if let Err(e) = tree.rename_noreplace(to, parked) {
+                        undone.failed.push(format!("{} (it is now at {}: {e})", shown(parked), shown(to)));
                     }
                 }
             }
@@ -74,29 +118,32 @@ pub(super) fn roll_back(tree: &mut Tree, intent: &Intent, phase: Phase) -> Vec<S
             if let Op::Move { from, parked, .. } = op {
                 if exists(tree, parked) {
                     if let Err(e) = tree.rename_noreplace(parked, from) {
-                        note(format!("{} (it is now at {}: {e})", shown(from), shown(parked)));
+                        undone.failed.push(format!("{} (it is now at {}: {e})", shown(from), shown(parked)));
                     }
                 }
             }
         }
     }
-    // Staging: every temporary file, then the folders made for new files (when empty).
-    for op in &intent.ops {
-        if let Op::Edit { tmp, .. } | Op::Create { tmp, .. } = op {
-            if let Err(e) = tree.unlink(tmp) {
-                note(format!("{} (remove this temporary file: {e})", shown(tmp)));
+    // Staging: every temporary file, then the folders made for new files (when empty) —
+    // unless something could not be put back: then the temporaries are the evidence.
+    if undone.failed.is_empty() {
+        for op in &intent.ops {
+            if let Op::Edit { tmp, .. } | Op::Create { tmp, .. } = op {
+                if let Err(e) = tree.unlink(tmp) {
+                    undone.failed.push(format!("{} (remove this temporary file: {e})", shown(tmp)));
+                }
+            }
+        }
+        for dir in intent.dirs.iter().rev() {
+            if let Err(e) = tree.rmdir_if_empty(dir) {
+                undone.left.push(format!("{} (remove this empty folder: {e})", shown(dir)));
             }
         }
     }
-    for dir in intent.dirs.iter().rev() {
-        if let Err(e) = tree.rmdir_if_empty(dir) {
-            note(format!("{} (remove this empty folder: {e})", shown(dir)));
-        }
-    }
     if let Err((dir, e)) = tree.sync_changed() {
-        note(format!("{} (sync after the rollback: {e})", shown(&dir)));
+        undone.failed.push(format!("{} (sync after the rollback: {e})", shown(&dir)));
     }
-    problems
+    undone
 }
 
 /// Finishes a committed apply: removes the backups (and any temporary file left), syncs the
