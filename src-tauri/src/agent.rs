@@ -117,16 +117,20 @@ impl Conversation {
 
     /// Stops any turn, discards every pending action (as the person, top first, with
     /// `reason`, so each goes into the history), then forgets the messages.
-    pub async fn start_new(&self, session: &Session, reason: Option<&str>) -> Result<Vec<String>, IpcError> {
+    pub async fn start_new(
+        &self,
+        desk: &resolve_desk_core::Desk,
+        reason: Option<&str>,
+    ) -> Result<Vec<String>, IpcError> {
+        const PURPOSE: &str = "before starting a new conversation";
         // Refused before the turn stops when a reason is missing (nothing changes then).
-        if !session.store().is_empty() && reason.unwrap_or_default().trim().is_empty() {
-            return crate::leave::discard_all(session, "", "before starting a new conversation").await;
+        if !desk.session().store().is_empty() && reason.unwrap_or_default().trim().is_empty() {
+            return desk.discard_all("", PURPOSE).await.map_err(crate::convert::desk_error);
         }
         self.stop_and_wait().await;
         // Passed on byte for byte (SPEC §4); only a blank one is refused.
         let discarded =
-            crate::leave::discard_all(session, reason.unwrap_or_default(), "before starting a new conversation")
-                .await?;
+            desk.discard_all(reason.unwrap_or_default(), PURPOSE).await.map_err(crate::convert::desk_error)?;
         if let Some(agent) = self.agent.lock().await.as_mut() {
             agent.reset();
         }

@@ -278,8 +278,9 @@ pub async fn new_conversation(
     state: State<'_, AppState>,
     discard_reason: Option<String>,
 ) -> Result<wire::NewConversationOutcome> {
-    let (session, conversation) = state.conversation().await;
-    let discarded = conversation.start_new(&session, discard_reason.as_deref()).await?;
+    let (_, conversation) = state.conversation().await;
+    let desk = state.desk().await;
+    let discarded = conversation.start_new(&desk, discard_reason.as_deref()).await?;
     Ok(wire::NewConversationOutcome { discarded })
 }
 
@@ -364,8 +365,8 @@ fn sentence(text: &str) -> String {
 
 #[tauri::command]
 pub async fn discard_all(state: State<'_, AppState>, reason: String) -> Result<Vec<String>> {
-    let (session, _) = state.session().await;
-    crate::leave::discard_all(&session, &reason, "before leaving this workspace").await
+    let desk = state.desk().await;
+    desk.discard_all(&reason, "before leaving this workspace").await.map_err(convert::desk_error)
 }
 
 #[tauri::command]

@@ -482,6 +482,20 @@ pub fn since_preview(s: engine::SincePreview) -> wire::SincePreview {
     wire::SincePreview { path: s.path, why: s.why, diff: file_diff(s.diff) }
 }
 
+/// A desk error as an `IpcError` (the engine's codes mapped as for a tool result).
+pub fn desk_error(e: resolve_desk_core::DeskError) -> IpcError {
+    use resolve_desk_core::DeskErrorCode;
+    let code = match e.code {
+        DeskErrorCode::Engine(code) => error_code_of(code),
+        DeskErrorCode::ReasonRequired => IpcErrorCode::ReasonRequired,
+        DeskErrorCode::InvalidParams => IpcErrorCode::InvalidParams,
+        DeskErrorCode::UnknownDecision => IpcErrorCode::UnknownAction,
+        DeskErrorCode::Io => IpcErrorCode::Io,
+        DeskErrorCode::Internal => IpcErrorCode::Internal,
+    };
+    IpcError::new(code, e.message)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

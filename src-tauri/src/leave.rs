@@ -2,8 +2,8 @@
 //!
 //! Opening another workspace and closing the window never decide anything by themselves.
 //! The UI asks (keep them for next time — the default —, discard them all with a reason,
-//! or cancel); a discard goes through the `resolve` tool as the person, top first, so each
-//! one is journalled with the reason. Closing the window while actions are pending is held
+//! or cancel); a discard is the desk's (`Desk::discard_all`: the `resolve` door as the
+//! person, top first, so each one is journalled with the reason). Closing the window while actions are pending is held
 //! back ([`on_close_requested`]) and becomes a `close-requested` event; the UI answers with
 //! `confirm_close`. A second close request while the question is open closes the window
 //! (keeping the actions, the default), so a window whose page stopped answering can still
@@ -11,41 +11,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use resolve_engine::{Actor, Session};
 use resolve_protocol::ipc::events::CLOSE_REQUESTED;
-use resolve_protocol::{CloseRequested, IpcError, IpcErrorCode};
-use serde_json::json;
-
-use crate::convert;
-
-/// Discards every pending action as the person, top first, with `reason` (passed on byte
-/// for byte, SPEC §4; only a blank one is refused, before anything is discarded). Returns
-/// each discard's text. Stops at the first refusal, which is returned; the actions not yet
-/// discarded stay on the stack.
-pub async fn discard_all(session: &Session, reason: &str, purpose: &str) -> Result<Vec<String>, IpcError> {
-    let pending = session.store().len();
-    if pending > 0 && reason.trim().is_empty() {
-        return Err(IpcError::new(
-            IpcErrorCode::ReasonRequired,
-            format!(
-                "{pending} action{} pending: give a reason to discard {} {purpose}.",
-                if pending == 1 { " is" } else { "s are" },
-                if pending == 1 { "it" } else { "them" }
-            ),
-        ));
-    }
-    let mut discarded = Vec::new();
-    while let Some(top) = session.store().list().first().map(|a| a.id.clone()) {
-        let result = session
-            .call(Actor::Person, "resolve", json!({"action": "discard", "reason": reason, "expected_id": top}))
-            .await;
-        if result.is_error {
-            return Err(convert::ipc_error(&result));
-        }
-        discarded.push(result.text_content());
-    }
-    Ok(discarded)
-}
+use resolve_protocol::CloseRequested;
 
 /// Whether the window may close, and whether the person is being asked.
 #[derive(Default)]

@@ -217,33 +217,11 @@ impl AppState {
         self.journal.as_ref()
     }
 
-    /// Decisions in the open workspace, newest first: the journal's merged history (this
-    /// session's and earlier ones) when there is a journal and this is not the demo, else
-    /// this session's.
+    /// Decisions in the open workspace, newest first (the desk's history: the journal's
+    /// merged rows, or this session's for the demo).
     pub async fn history(&self) -> Vec<resolve_protocol::HistoryEntry> {
-        let (session, is_demo) = self.session().await;
-        let current = session.history();
-        let this_session = || current.iter().map(|h| crate::convert::history_entry(h, false)).collect();
-        let Some(writer) = self.journal.clone().filter(|_| !is_demo) else { return this_session() };
-        let root = session.workspace().root().display().to_string();
-        // SQLite blocks: off the async workers. Writes queued before this read come first.
-        let entries = current.clone();
-        let rows = tauri::async_runtime::spawn_blocking(move || {
-            writer.flush();
-            writer.journal().history(&root, &entries, 500)
-        })
-        .await;
-        match rows {
-            Ok(Ok(rows)) => rows.iter().map(|r| crate::convert::history_entry(&r.entry, r.earlier_session)).collect(),
-            Ok(Err(e)) => {
-                eprintln!("resolve-desk: {e}");
-                this_session()
-            }
-            Err(e) => {
-                eprintln!("resolve-desk: the history read failed: {e}");
-                this_session()
-            }
-        }
+        let desk = self.desk().await;
+        desk.history(500).await.iter().map(|r| crate::convert::history_entry(&r.entry, r.earlier_session)).collect()
     }
 }
 

@@ -15,13 +15,22 @@
 //!   person trusts them ([`TrustStore`], [`trust::gate`], [`Fingerprint`])
 //! - [`tools`] — the built-in tools
 //! - [`journal`] — pending actions restored and mirrored, decisions recorded
-//! - [`undo`] — undo data kept per applied change set, and its retention
+//! - [`history`] — the history searched, paged and exported
+//! - [`undo`] — undo data kept per applied change set, its retention, Undo and Redo
+//! - [`leave`] — leaving with pending actions: discard them all, as the person, with a reason
+//! - [`error`] — [`DeskError`]: a code front ends branch on and a message for people
 
+pub mod error;
+pub mod history;
 pub mod journal;
+pub mod leave;
 pub mod open;
 pub mod tools;
 pub mod trust;
 pub mod undo;
 
+pub use error::{DeskError, DeskErrorCode};
+pub use history::{HistoryPage, MAX_PAGE};
 pub use open::{Desk, DeskOptions, Note, OpenError};
 pub use trust::{Fingerprint, FolderTools, ToolLaunch, TrustEntry, TrustError, TrustState, TrustStore};
+pub use undo::UndoResult;
