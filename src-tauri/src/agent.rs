@@ -57,6 +57,7 @@ impl Conversation {
                 "The message is empty: write what the agent should do.",
             ));
         }
+        let resolve_wait = std::time::Duration::from_secs(config.resolve_wait_secs.max(1));
         let client = LlmClient::new(config).map_err(|e| IpcError::new(IpcErrorCode::InvalidParams, e.to_string()))?;
         let mut running = lock(&self.running);
         if let Some(r) = running.as_ref().filter(|r| !r.task.inner().is_finished()) {
@@ -84,9 +85,9 @@ impl Conversation {
             let agent = match guard.take() {
                 Some(mut a) => {
                     a.set_model(ModelSource::Live(client));
-                    guard.insert(a)
+                    guard.insert(a.with_resolve_wait(resolve_wait))
                 }
-                None => guard.insert(AgentLoop::new(ModelSource::Live(client))),
+                None => guard.insert(AgentLoop::new(ModelSource::Live(client)).with_resolve_wait(resolve_wait)),
             };
             // The outcome is also the last event (`turnDone`, after an `error` when it failed).
             let _ = agent.run_turn(&session, &prompt, token, |e| send(convert::agent_event(e))).await;

@@ -254,7 +254,8 @@ fn settings_error(e: resolve_agent::llm::ConfigError) -> IpcError {
         resolve_agent::llm::ConfigError::Parse { .. }
         | resolve_agent::llm::ConfigError::BaseUrl(_)
         | resolve_agent::llm::ConfigError::EmptyModel
-        | resolve_agent::llm::ConfigError::KeyEnvName(_) => IpcErrorCode::InvalidParams,
+        | resolve_agent::llm::ConfigError::KeyEnvName(_)
+        | resolve_agent::llm::ConfigError::ResolveWait(_) => IpcErrorCode::InvalidParams,
     };
     IpcError::new(code, e.to_string())
 }
@@ -302,6 +303,7 @@ pub async fn save_agent_settings(
     base_url: String,
     model: String,
     api_key_env: String,
+    resolve_wait_secs: Option<u64>,
 ) -> Result<wire::AgentSettings> {
     // Timeouts and retries stay as the file has them (a broken file is replaced).
     let base = ProviderConfig::load(state.config_dir()).unwrap_or_default();
@@ -309,6 +311,7 @@ pub async fn save_agent_settings(
         base_url: base_url.trim().to_string(),
         model: model.trim().to_string(),
         api_key_env: api_key_env.trim().to_string(),
+        resolve_wait_secs: resolve_wait_secs.unwrap_or(base.resolve_wait_secs),
         ..base
     };
     config.save(state.config_dir()).map_err(settings_error)?;

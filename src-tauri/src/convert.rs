@@ -123,6 +123,7 @@ pub fn proposal(p: &engine::Proposal) -> wire::Proposal {
         reason: p.reason.clone(),
         client: p.client.clone(),
         call_id: p.call_id.clone(),
+        waiting: p.waiting,
     }
 }
 
@@ -442,6 +443,7 @@ pub fn agent_settings(c: &resolve_agent::ProviderConfig, config_dir: &std::path:
         model: c.model.clone(),
         api_key_env: c.api_key_env.clone(),
         api_key_is_set: c.api_key_is_set(),
+        resolve_wait_secs: c.resolve_wait_secs,
         config_path: resolve_agent::ProviderConfig::path_in(config_dir).display().to_string(),
     }
 }

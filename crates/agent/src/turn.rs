@@ -231,11 +231,29 @@ pub struct AgentLoop {
     conversation: Conversation,
     max_steps: usize,
     stop_when_waiting: bool,
+    /// How long each `resolve` waits for the person before the loop asks again by itself.
+    resolve_wait: std::time::Duration,
 }
 
 impl AgentLoop {
     pub fn new(model: ModelSource) -> Self {
-        AgentLoop { model, conversation: Conversation::new(), max_steps: DEFAULT_MAX_STEPS, stop_when_waiting: false }
+        AgentLoop {
+            model,
+            conversation: Conversation::new(),
+            max_steps: DEFAULT_MAX_STEPS,
+            stop_when_waiting: false,
+            resolve_wait: resolve_engine::DEFAULT_RESOLVE_WAIT,
+        }
+    }
+
+    /// How long each `resolve` waits for the person (under the `human` policy) before the
+    /// wait is renewed: by the loop itself, without a model request (so no HTTP request is
+    /// held open and no tokens are spent while the person reads). With
+    /// [`stop_when_waiting`](Self::stop_when_waiting), how long the turn waits before it stops
+    /// (0: at once).
+    pub fn with_resolve_wait(mut self, wait: std::time::Duration) -> Self {
+        self.resolve_wait = wait;
+        self
     }
 
     /// Model requests per turn before it is stopped (at least 1).
@@ -286,7 +304,15 @@ impl AgentLoop {
         cancel: CancellationToken,
         mut on_event: impl FnMut(AgentEvent) + Send,
     ) -> Result<TurnOutcome, AgentError> {
-        self.conversation.push(Message::User { content: prompt.to_string() });
+        // Decisions made while this agent was not waiting (the turn was stopped, the app
+        // restarted) reach the model first, with the prompt.
+        let kept = session.waits().take(&self.model.model_name());
+        let content = if kept.is_empty() {
+            prompt.to_string()
+        } else {
+            format!("{}\n\n{prompt}", resolve_engine::waits::delivery_preface(&kept))
+        };
+        self.conversation.push(Message::User { content });
         let mut steps = 0;
         let result = self.steps(session, &cancel, &mut steps, &mut on_event).await;
         self.elide_resolved(session);
@@ -428,7 +454,7 @@ impl AgentLoop {
                         proposed_reason: args.get("reason").and_then(Value::as_str).map(String::from),
                         pending: pending(session),
                     });
-                    if self.stop_when_waiting {
+                    if self.stop_when_waiting && self.resolve_wait.is_zero() {
                         self.conversation.push(Message::Tool {
                             tool_call_id: call.id.clone(),
                             content: "Not decided yet: a person reviews pending actions at this desk and nobody was there; nothing was applied or discarded.".into(),
@@ -436,9 +462,29 @@ impl AgentLoop {
                         return true;
                     }
                 }
-                let ctx =
-                    ToolContext::new(session_call_id.clone()).with_cancel(cancel.clone()).with_client(client_name);
-                session.call_traced(Actor::Agent, ctx, tool, args).await
+                let wait = resolve_engine::WaitBound::For(self.resolve_wait);
+                let mut call_id = session_call_id.clone();
+                loop {
+                    let ctx = ToolContext::new(call_id.clone())
+                        .with_cancel(cancel.clone())
+                        .with_client(client_name)
+                        .with_wait(wait);
+                    let record = session.call_traced(Actor::Agent, ctx, tool, args.clone()).await;
+                    // A bounded wait that ended before the person decided: wait again, without
+                    // asking the model (or stop the turn, for `rdesk`).
+                    let still_waiting = waits
+                        && !record.result.is_error
+                        && record.result.details.as_ref().and_then(|d| d.get("waiting")) == Some(&Value::Bool(true));
+                    if !still_waiting || cancel.is_cancelled() {
+                        break record;
+                    }
+                    if self.stop_when_waiting {
+                        self.conversation
+                            .push(Message::Tool { tool_call_id: call.id.clone(), content: model_text(&record.result) });
+                        return true;
+                    }
+                    call_id = session.new_call_id();
+                }
             }
         };
         let resolved = match record.decided_by {

@@ -70,6 +70,11 @@ pub struct AgentArgs {
     /// Model requests before the turn is stopped.
     #[arg(long, default_value_t = DEFAULT_MAX_STEPS)]
     max_steps: usize,
+    /// With --policy human: how long a `resolve` waits for a decision before the run stops
+    /// with exit 3 (0, the default: at once). Nobody else can decide in this command's own
+    /// session, so a wait only delays the stop.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0)]
+    resolve_wait: u64,
 }
 
 pub async fn run(args: AgentArgs) -> ExitCode {
@@ -87,8 +92,10 @@ pub async fn run(args: AgentArgs) -> ExitCode {
         Err(e) => return fail(2, &e),
     };
     let prompt = args.prompt.clone().unwrap_or_else(|| "(replayed conversation)".into());
-    let mut agent =
-        AgentLoop::new(model).with_max_steps(args.max_steps).stop_when_waiting(policy == ResolvePolicy::Human);
+    let mut agent = AgentLoop::new(model)
+        .with_max_steps(args.max_steps)
+        .stop_when_waiting(policy == ResolvePolicy::Human)
+        .with_resolve_wait(std::time::Duration::from_secs(args.resolve_wait));
 
     let cancel = CancellationToken::new();
     if let Err(e) = watch_ctrl_c(cancel.clone()) {

@@ -23,12 +23,31 @@ pub async fn restore(session: &Arc<Session>, journal: &Arc<Writer>) -> Result<Re
     }
 }
 
+/// Puts back the decisions kept for agents that were not waiting (an earlier session's
+/// mailbox), so an agent that comes back after a restart still learns them.
+pub async fn restore_mailbox(session: &Arc<Session>, journal: &Arc<Writer>) -> Result<usize, String> {
+    let (s, w) = (session.clone(), journal.clone());
+    let root = session.workspace().root().display().to_string();
+    let kept = tokio::task::spawn_blocking(move || {
+        w.flush();
+        w.journal().deliveries(&root)
+    })
+    .await
+    .map_err(|e| format!("the read failed: {e}"))?
+    .map_err(|e| e.to_string())?;
+    let n = kept.len();
+    s.waits().restore(kept);
+    Ok(n)
+}
+
 /// From now on every push is kept (and recorded) and every decision forgets it (closing or
-/// switching forgets nothing); every decision is recorded, with the undo data of an apply.
-/// Writes are queued on the journal's own thread, never made inside the call.
+/// switching forgets nothing); every decision is recorded, with the undo data of an apply;
+/// every decision kept for an agent (and its delivery) is mirrored. Writes are queued on the
+/// journal's own thread, never made inside the call.
 pub fn mirror(session: &Arc<Session>, journal: &Arc<Writer>) {
     let root = session.workspace().root().display().to_string();
     session.store().set_persistence(journal.persistence(&root));
+    session.waits().set_persistence(journal.mailbox(&root));
     let journal = journal.clone();
     session.observe(move |entry| {
         let Some(h) = HistoryEntry::from_transcript(entry) else { return };

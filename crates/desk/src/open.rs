@@ -170,6 +170,9 @@ impl Desk {
                 Ok(report) => notes.push(Note::Restored(report)),
                 Err(e) => notes.push(Note::RestoreFailed(e)),
             }
+            if let Err(e) = crate::journal::restore_mailbox(&session, journal).await {
+                notes.push(Note::RestoreFailed(format!("decisions kept for agents: {e}")));
+            }
             crate::journal::mirror(&session, journal);
         }
         let watcher = if options.watch_files {

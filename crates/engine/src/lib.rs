@@ -37,6 +37,7 @@
 //!   (change sets rebuilt and re-checked; closures come back orphaned), never applied by it
 //! - [`staleness`] — `recheck`: pending actions re-checked against the disk when files change (live stale)
 //! - [`undo`] — `UndoRecord` — the pre-images an applied change set replaced; undo and redo
+//! - [`waits`] — bounded waits for the person, and decisions kept for agents that were not waiting
 
 pub mod changeset;
 pub mod custom;
@@ -55,6 +56,7 @@ pub mod staleness;
 pub mod stored;
 pub mod tool;
 pub mod undo;
+pub mod waits;
 pub mod workspace;
 
 pub use changeset::{
@@ -80,6 +82,7 @@ pub use staleness::{recheck, Recheck};
 pub use stored::{Persist, PersistFn, PreviewedFile, RestoreReport, StoredAction, StoredBody, ORPHANED_MESSAGE};
 pub use tool::{Content, ErrorCode, Progress, Tool, ToolContext, ToolError, ToolResult};
 pub use undo::{Undo, UndoChange, UndoError, UndoHunk, UndoOutcome, UndoRecord, REDO_TOOL_NAME, UNDO_TOOL_NAME};
+pub use waits::{Delivery, MailboxChange, MailboxPersistFn, WaitBound, Waits, DEFAULT_RESOLVE_WAIT};
 pub use workspace::{Workspace, WorkspaceError};
 
 /// Re-exported so tools can take a cancellation token without depending on tokio-util.

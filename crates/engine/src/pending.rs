@@ -71,8 +71,11 @@ pub struct Proposal {
     pub reason: String,
     /// The agent or client that asked (an MCP client's name, a model's name).
     pub client: Option<String>,
-    /// The waiting `resolve` call.
+    /// The `resolve` call that proposed (the latest, when the agent asked again).
     pub call_id: String,
+    /// Whether that call is waiting for the person now (false once a bounded wait ended or
+    /// the call was cancelled: the proposal stays, and the decision is kept for the agent).
+    pub waiting: bool,
 }
 
 /// What kind of preview an action is, decided from what its tool gave the API (never from

@@ -14,7 +14,9 @@ use serde_json::{json, Value};
 
 use crate::changeset::{ChangeSet, LeaveOut, PartialApply};
 use crate::pending::{ActionKind, ActionStatus, PendingAction, PendingActionStore};
+use crate::session::Actor;
 use crate::tool::{Content, ErrorCode, Tool, ToolContext, ToolError, ToolResult};
+use crate::waits::{Relayed, Waits};
 use crate::workspace::Workspace;
 
 pub const RESOLVE_TOOL_NAME: &str = "resolve";
@@ -228,30 +230,54 @@ fn select_part(top: &PendingAction, leave_out: &LeaveOut) -> Result<(Arc<ChangeS
     Ok((Arc::new(kept), partial))
 }
 
-/// A decision that took an action off the stack, published right after the removal (whose
-/// store event is [`StoreChange::Decided`](crate::pending::StoreChange::Decided)), so a
-/// waiting agent (`human` policy) that gets it sees a stack without the action.
-#[derive(Debug, Clone)]
-pub(crate) struct Decision {
-    pub action_id: String,
-    /// The resolve call that decided.
-    pub call_id: String,
-    pub actor: Option<crate::session::Actor>,
-    pub result: ToolResult,
-}
-
 pub(crate) struct ResolveTool {
     store: Arc<PendingActionStore>,
     /// Where a partial apply writes (the session's workspace).
     workspace: Option<Arc<Workspace>>,
-    decisions: tokio::sync::broadcast::Sender<Decision>,
+    /// Agents waiting on decisions, and decisions kept for those that were not.
+    waits: Arc<Waits>,
     /// One resolve at a time per session.
     lock: tokio::sync::Mutex<()>,
 }
 
+/// What an agent that waited (or was not waiting) receives for a decision: the decider's
+/// result, plus `Decided by <who>: applied|discarded. Reason: …`, and `decided_by` in the
+/// details.
+pub(crate) fn relayed_result(result: &ToolResult, actor: Option<Actor>) -> ToolResult {
+    let choice = result.details.as_ref().and_then(|d| serde_json::from_value::<ResolveDetails>(d.clone()).ok());
+    let (verb, reason) = match &choice {
+        Some(d) => (
+            match d.action {
+                ResolveAction::Apply => "applied",
+                ResolveAction::Discard => "discarded",
+                ResolveAction::Undo => "undone",
+                ResolveAction::Redo => "redone",
+            },
+            d.reason.clone(),
+        ),
+        None => ("decided", String::new()),
+    };
+    let who = match actor {
+        Some(Actor::Script) => "a script",
+        Some(Actor::Agent) => "another agent",
+        Some(Actor::Person) | None => "the person",
+    };
+    let mut result = result.clone();
+    result.content.push(Content::Text { text: format!("Decided by {who}: {verb}. Reason: {reason}") });
+    if let Some(Value::Object(details)) = result.details.as_mut() {
+        let by = match actor {
+            Some(Actor::Script) => "script",
+            Some(Actor::Agent) => "agent",
+            Some(Actor::Person) | None => "person",
+        };
+        details.insert("decided_by".into(), json!(by));
+    }
+    result
+}
+
 impl ResolveTool {
-    pub(crate) fn new(store: Arc<PendingActionStore>, decisions: tokio::sync::broadcast::Sender<Decision>) -> Self {
-        Self { store, workspace: None, decisions, lock: tokio::sync::Mutex::new(()) }
+    pub(crate) fn new(store: Arc<PendingActionStore>, waits: Arc<Waits>) -> Self {
+        Self { store, workspace: None, waits, lock: tokio::sync::Mutex::new(()) }
     }
 
     /// Lets `leave_out` apply part of an action in `workspace`.
@@ -260,17 +286,24 @@ impl ResolveTool {
         self
     }
 
-    /// Takes the action off the stack, then publishes the decision.
+    /// Takes the action off the stack, then hands the decision to every agent waiting on it
+    /// and keeps it for each interested agent that is not (the one that pushed the action,
+    /// the one that proposed on it; not the agent that decided itself).
     fn decided(&self, ctx: &ToolContext, action_id: &str, result: &ToolResult) {
+        let info = self.store.info(action_id);
         self.store.remove_decided(action_id);
         let actor = crate::session::CALL_SCOPE.try_with(|s| s.actor).ok();
-        // No receiver is fine: no agent is waiting.
-        let _ = self.decisions.send(Decision {
-            action_id: action_id.to_string(),
-            call_id: ctx.call_id.clone(),
-            actor,
-            result: result.clone(),
-        });
+        let mut interested = Vec::new();
+        if let Some(info) = &info {
+            interested.extend(info.pushed_by.clone());
+            interested.extend(info.proposal.as_ref().and_then(|p| p.client.clone()));
+        }
+        if actor == Some(Actor::Agent) {
+            interested.retain(|c| Some(c) != ctx.client.as_ref());
+        }
+        let relayed = Relayed { result: relayed_result(result, actor), call_id: ctx.call_id.clone(), actor };
+        let label = info.map(|i| i.label).unwrap_or_default();
+        self.waits.decided(action_id, &label, &relayed, &interested);
     }
 }
 

@@ -14,16 +14,16 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::custom::CustomToolApi;
 use crate::pending::{ActionId, ActionStatus, PendingActionStore, Proposal, StoreChange, StoreEvent};
 use crate::registry::{RegistryError, ToolRegistry, ToolSpec};
 use crate::resolve::{
-    render_resolve_header, Decision, ResolveAction, ResolveDetails, ResolveParams, ResolveTool, RESOLVE_TOOL_NAME,
+    render_resolve_header, ResolveAction, ResolveDetails, ResolveParams, ResolveTool, RESOLVE_TOOL_NAME,
 };
 use crate::tool::{ErrorCode, Progress, Tool, ToolContext, ToolError, ToolResult};
+use crate::waits::{Delivery, Waits};
 use crate::workspace::{Workspace, WorkspaceError};
 
 /// The hidden built-in tool that changes who decides (`{"policy": "human"|"agent"}`).
@@ -221,7 +221,8 @@ pub struct Session {
     policy: Arc<RwLock<ResolvePolicy>>,
     next_call: AtomicU64,
     observers: RwLock<Vec<Observer>>,
-    decisions: broadcast::Sender<Decision>,
+    /// Agents waiting for the person, and decisions kept for those that were not.
+    waits: Arc<Waits>,
     closed: CancellationToken,
     recovery: Option<crate::changeset::Recovery>,
     /// Bumped whenever tools are loaded or unloaded (see [`Session::subscribe_tools`]).
@@ -257,11 +258,11 @@ impl Session {
         // An apply interrupted by a killed process is finished before anything else.
         let recovery = crate::changeset::recover(&workspace);
         let store = Arc::new(store);
-        let (decisions, _) = broadcast::channel(64);
+        let waits = Waits::new(session_tag());
         let policy = Arc::new(RwLock::new(policy));
         let mut registry = ToolRegistry::new();
         registry
-            .register(Arc::new(ResolveTool::new(store.clone(), decisions.clone()).with_workspace(workspace.clone())))
+            .register(Arc::new(ResolveTool::new(store.clone(), waits.clone()).with_workspace(workspace.clone())))
             .expect("an empty registry accepts the resolve tool");
         registry
             .register(Arc::new(SetPolicyTool { policy: policy.clone(), store: store.clone() }))
@@ -275,7 +276,7 @@ impl Session {
             policy,
             next_call: AtomicU64::new(1),
             observers: RwLock::new(Vec::new()),
-            decisions,
+            waits,
             closed: CancellationToken::new(),
             recovery,
             tools_changed: tokio::sync::watch::Sender::new(0),
@@ -371,6 +372,34 @@ impl Session {
         self.tools().into_iter().filter(|t| !t.hidden || (pending && t.name == RESOLVE_TOOL_NAME)).collect()
     }
 
+    /// The tools an external client (MCP) is offered: the visible ones and `resolve`, always —
+    /// whatever the stack holds, since many clients read the list once and never again; on an
+    /// empty stack `resolve` answers SPEC §4's message (or a decision kept for the caller).
+    /// (The in-app agent keeps [`offered_tools`](Self::offered_tools): the desk builds its
+    /// requests itself.)
+    pub fn client_tools(&self) -> Vec<ToolSpec> {
+        self.tools().into_iter().filter(|t| !t.hidden || t.name == RESOLVE_TOOL_NAME).collect()
+    }
+
+    /// "Not now" on `action_id`: every agent waiting on it is answered that the person will
+    /// review it later and nothing was applied; the action stays pending with its proposal
+    /// (shown as not waiting). Returns how many waits were answered (0: nobody was waiting).
+    pub fn snooze(&self, action_id: &str) -> usize {
+        let Some(info) = self.store.info(action_id) else { return 0 };
+        let result = ToolResult::text(format!(
+            "The person will review {action_id} (\"{}\") later; nothing was applied or discarded. It stays pending \
+             with your proposal; call `resolve` again later to learn the decision (it is kept for you).",
+            info.label
+        ))
+        .with_details(json!({"snoozed": true, "action_id": action_id, "label": info.label}));
+        self.waits.snooze(action_id, &result)
+    }
+
+    /// The agents' waits and the decisions kept for them (see [`crate::waits`]).
+    pub fn waits(&self) -> &Arc<Waits> {
+        &self.waits
+    }
+
     /// `Forced { resolve }` while the stack is non-empty, `Auto` otherwise.
     pub fn tool_choice(&self) -> ToolChoice {
         if self.store.has_pending() {
@@ -464,9 +493,14 @@ impl Session {
                 if tool == RESOLVE_TOOL_NAME && actor == Actor::Agent && self.policy() == ResolvePolicy::Human =>
             {
                 match self.relay_resolve(&ctx, params).await {
-                    Ok((result, deciding_call, deciding_actor)) => {
+                    Ok((result, Some((deciding_call, deciding_actor)))) => {
                         relay_of = Some(deciding_call);
                         decided_by = Some(deciding_actor);
+                        result
+                    }
+                    Ok((result, None)) => {
+                        // Not a decision of its own: a kept decision delivered, or "not decided yet".
+                        relay_of = Some(String::new());
                         result
                     }
                     Err(err) => ToolResult::from_error(&err),
@@ -497,6 +531,19 @@ impl Session {
                 result
             }
         };
+        // Decisions kept for this agent (made while it was not waiting) come first in whatever
+        // it calls next (a `resolve` under the `human` policy returned them already).
+        let mut result = result;
+        if actor == Actor::Agent && relay_of.is_none() {
+            if let Some(c) = &client {
+                let kept = self.waits.take(c);
+                if !kept.is_empty() {
+                    result
+                        .content
+                        .insert(0, crate::tool::Content::Text { text: crate::waits::delivery_preface(&kept) });
+                }
+            }
+        }
         let pushed = std::mem::take(&mut *pushed.lock().unwrap_or_else(|p| p.into_inner()));
         if actor == Actor::Agent {
             let n = pushed.len();
@@ -529,61 +576,81 @@ impl Session {
         self.transcript.lock().unwrap_or_else(|p| p.into_inner()).push(entry);
     }
 
-    /// An agent's `resolve` under the `human` policy: proposes the decision on the top action
-    /// and waits for the person's. Returns the result the agent sees, the id of the call that
-    /// decided and who made it. Cancelling the call withdraws the proposal and leaves the
-    /// action pending.
-    async fn relay_resolve(&self, ctx: &ToolContext, params: Value) -> Result<(ToolResult, String, Actor), ToolError> {
+    /// An agent's `resolve` under the `human` policy. A decision kept for this agent (made
+    /// while it was not waiting) is returned first, without proposing anything. Otherwise it
+    /// proposes the decision on the top action and waits for the person's — at most its
+    /// bound ([`crate::waits`]): then it returns a normal result saying the person has not
+    /// decided yet (the proposal stays, marked as not waiting). Returns the result the agent
+    /// sees, the id of the call that decided and who made it (`None` when nothing was
+    /// decided). Cancelling the call leaves the action pending with the proposal; a later
+    /// decision is kept for the agent.
+    async fn relay_resolve(
+        &self,
+        ctx: &ToolContext,
+        params: Value,
+    ) -> Result<(ToolResult, Option<(String, Actor)>), ToolError> {
         let params = ResolveParams::parse(&params)?;
-        // Subscribe before looking, so no decision or removal can slip in between. A decision
-        // is published after its removal, so the agent is answered with the action gone (its
-        // next request is no longer forced to `resolve`).
-        let mut decisions = self.decisions.subscribe();
+        if let Some(client) = &ctx.client {
+            let kept = self.waits.take(client);
+            if !kept.is_empty() {
+                let last = kept.last().map(|d| d.call_id.clone()).unwrap_or_default();
+                return Ok((delivered_result(kept), Some((last, Actor::Person))));
+            }
+        }
+        // Register before proposing, so no decision slips in between; watch the store for a
+        // removal without a decision (pop, clear).
         let mut events = self.store.subscribe();
         let top = self.store.peek().ok_or(ToolError::NoPendingAction)?;
         params.check_top(&top.id, &top.label)?;
+        let registration = self.waits.register(&top.id, ctx.client.clone());
         let proposal = Proposal {
             choice: params.action,
             reason: params.reason.clone(),
             client: ctx.client.clone(),
             call_id: ctx.call_id.clone(),
+            waiting: true,
         };
-        self.store.set_proposal(&top.id, Some(proposal));
+        self.store.set_proposal(&top.id, Some(proposal.clone()));
         let waiting = format!("Waiting for the person to review {} (\"{}\") in Resolve Desk.", top.id, top.label);
         let mut heartbeat = tokio::time::interval(WAIT_HEARTBEAT);
         let mut beats = 0u64;
-        let decision = loop {
+        let bound = self.waits.effective(ctx.wait);
+        let deadline = async {
+            match bound {
+                Some(d) => tokio::time::sleep(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(deadline);
+        let mut registration = registration;
+        let outcome = loop {
             tokio::select! {
                 biased;
-                decision = decisions.recv() => match decision {
-                    Ok(d) if d.action_id == top.id => break Ok(d),
-                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                    Err(broadcast::error::RecvError::Closed) => break Err(self.closed_error()),
+                relayed = &mut registration.receiver => match relayed {
+                    Ok(r) => break Ok(Some(r)),
+                    Err(_) => break Err(self.closed_error()),
                 },
-                _ = ctx.cancel.cancelled() => {
-                    self.withdraw_proposal(&top.id, &ctx.call_id);
-                    break Err(ToolError::Cancelled(format!(
-                        "the agent's resolve call {} was cancelled before the person decided; {} stays pending.",
-                        ctx.call_id, top.id
-                    )));
-                }
+                _ = ctx.cancel.cancelled() => break Err(ToolError::Cancelled(format!(
+                    "the agent's resolve call {} was cancelled before the person decided; {} stays pending, and the \
+                     decision will be given to your next call.",
+                    ctx.call_id, top.id
+                ))),
                 _ = self.closed.cancelled() => break Err(self.closed_error()),
+                _ = &mut deadline => break Ok(None),
                 event = events.recv() => match event {
-                    // Removed by a decision: the decision itself follows at once.
-                    Ok(StoreEvent { change: StoreChange::Decided { id }, .. }) if id == top.id => {
-                        break next_decision(&mut decisions, &top.id).await.ok_or_else(|| self.closed_error());
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break Err(self.closed_error()),
+                    // Removed without a decision (a pop, a clear): nothing will be decided.
+                    Ok(StoreEvent { change: StoreChange::Removed { id }, .. }) if id == top.id => {
+                        break Err(left_without_decision(&top.id, &top.label));
                     }
-                    Err(broadcast::error::RecvError::Closed) => break Err(self.closed_error()),
-                    _ if self.store.info(&top.id).is_none() => {
-                        // Popped or cleared (or events lagged past its decision).
-                        if let Some(d) = std::iter::from_fn(|| decisions.try_recv().ok()).find(|d| d.action_id == top.id) {
-                            break Ok(d);
+                    Ok(StoreEvent { change: StoreChange::Cleared { .. }, .. }) if self.store.info(&top.id).is_none() => {
+                        if let Ok(r) = registration.receiver.try_recv() {
+                            break Ok(Some(r));
                         }
-                        break Err(ToolError::Failed(format!(
-                            "{} (\"{}\") left the stack without a decision (the stack was cleared); nothing was applied.",
-                            top.id, top.label
-                        )));
+                        break Err(left_without_decision(&top.id, &top.label));
                     }
+                    // A decision (its result fills the slot right after the removal), or
+                    // anything else: keep waiting.
                     _ => {}
                 },
                 _ = heartbeat.tick() => {
@@ -591,43 +658,35 @@ impl Session {
                     beats += 1;
                 }
             }
-        }?;
-        let choice =
-            decision.result.details.as_ref().and_then(|d| serde_json::from_value::<ResolveDetails>(d.clone()).ok());
-        let (verb, reason) = match &choice {
-            Some(d) => (
-                match d.action {
-                    ResolveAction::Apply => "applied",
-                    ResolveAction::Discard => "discarded",
-                    ResolveAction::Undo => "undone",
-                    ResolveAction::Redo => "redone",
-                },
-                d.reason.clone(),
-            ),
-            None => ("decided", String::new()),
         };
-        let who = match decision.actor {
-            Some(Actor::Script) => "a script",
-            Some(Actor::Agent) => "another agent",
-            Some(Actor::Person) | None => "the person",
+        let relayed = match outcome {
+            Ok(Some(r)) => r,
+            other => {
+                // The wait ended without a decision: a decision at this very moment is ours.
+                if let Some(r) = registration.end() {
+                    r
+                } else {
+                    self.mark_not_waiting(&top.id, &ctx.call_id);
+                    return match other {
+                        Ok(_) => Ok((not_decided_yet(&top.id, &top.label, bound), None)),
+                        Err(e) => Err(e),
+                    };
+                }
+            }
         };
-        let mut result = decision.result.clone();
-        result.content.push(crate::tool::Content::Text { text: format!("Decided by {who}: {verb}. Reason: {reason}") });
-        if let Some(Value::Object(details)) = result.details.as_mut() {
-            let by = match decision.actor {
-                Some(Actor::Script) => "script",
-                Some(Actor::Agent) => "agent",
-                Some(Actor::Person) | None => "person",
-            };
-            details.insert("decided_by".into(), json!(by));
+        if relayed.call_id.is_empty() {
+            // "Not now": answered without a decision.
+            self.mark_not_waiting(&top.id, &ctx.call_id);
+            return Ok((relayed.result, None));
         }
-        Ok((result, decision.call_id, decision.actor.unwrap_or(Actor::Person)))
+        Ok((relayed.result, Some((relayed.call_id, relayed.actor.unwrap_or(Actor::Person)))))
     }
 
-    fn withdraw_proposal(&self, action_id: &str, call_id: &str) {
-        let ours = self.store.info(action_id).and_then(|a| a.proposal).is_some_and(|p| p.call_id == call_id);
-        if ours {
-            self.store.set_proposal(action_id, None);
+    /// The proposal of call `call_id` on `action_id` stays, shown as no longer waiting.
+    fn mark_not_waiting(&self, action_id: &str, call_id: &str) {
+        if let Some(mut p) = self.store.info(action_id).and_then(|a| a.proposal).filter(|p| p.call_id == call_id) {
+            p.waiting = false;
+            self.store.set_proposal(action_id, Some(p));
         }
     }
 
@@ -702,15 +761,45 @@ impl Session {
     }
 }
 
-/// The next decision about `action_id` on `decisions` (`None` once the channel is closed).
-async fn next_decision(decisions: &mut broadcast::Receiver<Decision>, action_id: &str) -> Option<Decision> {
-    loop {
-        match decisions.recv().await {
-            Ok(d) if d.action_id == action_id => return Some(d),
-            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-            Err(broadcast::error::RecvError::Closed) => return None,
-        }
+fn left_without_decision(id: &str, label: &str) -> ToolError {
+    ToolError::Failed(format!(
+        "{id} (\"{label}\") left the stack without a decision (the stack was cleared); nothing was applied."
+    ))
+}
+
+/// The result of a `resolve` whose wait ended before the person decided: a normal result.
+fn not_decided_yet(action_id: &str, label: &str, bound: Option<Duration>) -> ToolResult {
+    let waited = bound.map(|d| format!(" in {} s", d.as_secs())).unwrap_or_default();
+    ToolResult::text(format!(
+        "The person has not decided yet{waited} on {action_id} (\"{label}\"); nothing was written. It stays pending \
+         with your proposal beside it. Call `resolve` again to keep waiting for the decision."
+    ))
+    .with_details(json!({"waiting": true, "action_id": action_id, "label": label}))
+}
+
+/// What a `resolve` returns for decisions kept for its caller: each one's result, oldest
+/// first; the details of the last, with every delivery listed.
+fn delivered_result(kept: Vec<Delivery>) -> ToolResult {
+    if kept.len() == 1 {
+        return kept.into_iter().next().map(|d| d.result).unwrap_or_default();
     }
+    let mut result = ToolResult::empty();
+    let mut all = Vec::new();
+    for d in kept {
+        result.content.extend(d.result.content.clone());
+        all.push(d.result.details.clone().unwrap_or(Value::Null));
+        result.details = d.result.details;
+    }
+    if let Some(Value::Object(details)) = result.details.as_mut() {
+        details.insert("delivered".into(), Value::Array(all));
+    }
+    result
+}
+
+/// A short random tag for this session's ids.
+fn session_tag() -> String {
+    let nanos = Utc::now().timestamp_subsec_nanos();
+    format!("{:x}{:x}", std::process::id() & 0xffff, nanos & 0xffff)
 }
 
 /// The hidden `set_policy` tool: changes who decides, only while nothing is pending (so an

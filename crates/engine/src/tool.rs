@@ -226,12 +226,26 @@ pub struct ToolContext {
     /// Which agent or client makes the call (an MCP client's name, a model's name); actions
     /// pushed during the call record it as `pushed_by`.
     pub client: Option<String>,
+    /// How long a `resolve` that waits for the person may wait (the session's bound unless set).
+    pub wait: crate::waits::WaitBound,
     progress: Option<ProgressSink>,
 }
 
 impl ToolContext {
     pub fn new(call_id: impl Into<String>) -> Self {
-        Self { call_id: call_id.into(), cancel: CancellationToken::new(), client: None, progress: None }
+        Self {
+            call_id: call_id.into(),
+            cancel: CancellationToken::new(),
+            client: None,
+            wait: crate::waits::WaitBound::SessionDefault,
+            progress: None,
+        }
+    }
+
+    /// How long a `resolve` of this call may wait for the person.
+    pub fn with_wait(mut self, wait: crate::waits::WaitBound) -> Self {
+        self.wait = wait;
+        self
     }
 
     pub fn with_client(mut self, client: impl Into<String>) -> Self {

@@ -555,7 +555,8 @@ async fn human_policy_cancelled_resolve_leaves_the_action_pending() {
     assert!(seen.is_error);
     assert_eq!(seen.error_code.as_deref(), Some("cancelled"), "{seen:?}");
     assert!(s.store().has_pending(), "a cancelled wait leaves the action pending");
-    assert!(s.store().peek().unwrap().proposal.is_none(), "and withdraws the proposal");
+    let proposal = s.store().peek().unwrap().proposal.expect("the proposal stays beside the action");
+    assert!(!proposal.waiting, "shown as no longer waiting");
     assert_eq!(applied.load(Ordering::SeqCst), 0, "nothing was applied");
     assert!(s.history().is_empty());
 }

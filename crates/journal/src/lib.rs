@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
+mod deliveries;
 pub mod limits;
 mod pending;
 mod private;
@@ -270,6 +271,8 @@ pub enum JournalError {
     Sql(#[from] rusqlite::Error),
     #[error("cannot export the history: {0}")]
     Export(String),
+    #[error("cannot encode a row for the decision journal: {0}")]
+    Encode(String),
 }
 
 /// How long a write (or the opening) waits for another connection that holds the database.
@@ -360,6 +363,18 @@ pub const MIGRATIONS: &[&str] = &[
     // (and the single replacements of a pending `ast_edit` edit, so they survive a restart).
     "ALTER TABLE decisions ADD COLUMN partial TEXT;
     ALTER TABLE pending_changes ADD COLUMN replacements BLOB;",
+    // deliveries: decisions kept for agents that were not waiting (see `deliveries`).
+    "CREATE TABLE deliveries (
+        id TEXT NOT NULL,
+        workspace TEXT NOT NULL,
+        client TEXT NOT NULL,
+        action_id TEXT NOT NULL,
+        label TEXT NOT NULL,
+        result TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        decided_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (workspace, id)
+    );",
 ];
 
 /// The schema version this build writes.
@@ -770,6 +785,7 @@ mod tests {
             reason: "asked".into(),
             client: Some("gpt".into()),
             call_id: "call-1".into(),
+            waiting: true,
         });
         j.record(&Decision::of("/w", &now)).unwrap();
         let merged = j.history("/w", std::slice::from_ref(&now), 10).unwrap();

@@ -192,6 +192,10 @@ pub struct AgentSettings {
     pub api_key_env: String,
     /// Whether that variable is set (non-empty) in the app's environment.
     pub api_key_is_set: bool,
+    /// Seconds each `resolve` of the agent waits for your decision before the wait is renewed
+    /// (no model request meanwhile).
+    #[ts(type = "number")]
+    pub resolve_wait_secs: u64,
     /// Where the settings are saved (`<config>/resolve-desk/agent.json`).
     pub config_path: String,
 }

@@ -81,8 +81,12 @@ pub struct Proposal {
     pub reason: String,
     /// The agent that proposed (an MCP client's name, or the model name); `null` when unknown.
     pub client: Option<String>,
-    /// The waiting call's id in the session transcript.
+    /// The proposing call's id in the session transcript.
     pub call_id: String,
+    /// Whether the agent waits for the decision now; false once its wait ended (a client's
+    /// time-out, a bounded wait, a cancel): the decision is then kept for it and given to its
+    /// next call.
+    pub waiting: bool,
 }
 
 /// Status of a pending action (SPEC §2).

@@ -161,7 +161,9 @@ describe('the agent in the app (fake backend)', () => {
     await user.click(screen.getByTestId('stop-button'));
     await waitFor(() => expect(screen.getByTestId('chat-ended')).toHaveTextContent('Stopped.'));
     expect(screen.queryByTestId('agent-waiting')).toBeNull();
-    await waitFor(() => expect(screen.queryByTestId('proposal-box')).toBeNull());
+    // The proposal stays beside the action, shown as not waiting: the decision is kept for the agent.
+    await waitFor(() => expect(screen.getByTestId('proposal-not-waiting')).toHaveTextContent('is not waiting right now'));
+    expect(screen.queryByTestId('proposal-waiting')).toBeNull();
     expect(screen.getAllByTestId('queue-card')).toHaveLength(1);
   });
 

@@ -158,4 +158,4 @@ export interface Backend {
 export type PickPathsOptions = { directory: boolean; multiple: boolean };
 
 /** What the settings panel saves (the key itself never crosses). */
-export type AgentSettingsInput = Pick<AgentSettings, 'baseUrl' | 'model' | 'apiKeyEnv'>;
+export type AgentSettingsInput = Pick<AgentSettings, 'baseUrl' | 'model' | 'apiKeyEnv' | 'resolveWaitSecs'>;

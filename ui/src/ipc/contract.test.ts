@@ -100,9 +100,19 @@ describe('protocol fixtures (shared with crates/protocol)', () => {
   it('shows the proposal of queue_snapshot.json beside the top action', () => {
     const q = fixture<QueueSnapshot>('queue_snapshot.json');
     render(DecisionPanel, { action: q.actions[0]!, onApply: noop, onDiscard: noop, onRerun: noop, onGoToTop: noop });
-    expect(screen.getByTestId('proposal-box')).toHaveTextContent('The agent is waiting for your review.');
+    expect(screen.getByTestId('proposal-waiting')).toHaveTextContent('claude-code is waiting for your review.');
     expect(screen.getByTestId('proposal-text').textContent?.replace(/\s+/g, ' ').trim())
       .toBe('claude-code proposes: Apply — “The rewrite only touches logging calls; tests pass.”');
+  });
+
+  it('a proposal whose agent stopped waiting stays, saying its decision is kept for it', () => {
+    const q = fixture<QueueSnapshot>('queue_snapshot.json');
+    const action = { ...q.actions[0]!, proposal: { ...q.actions[0]!.proposal!, waiting: false } };
+    render(DecisionPanel, { action, onApply: noop, onDiscard: noop, onRerun: noop, onGoToTop: noop });
+    expect(screen.queryByTestId('proposal-waiting')).toBeNull();
+    expect(screen.getByTestId('proposal-not-waiting')).toHaveTextContent(
+      'claude-code is not waiting right now (its wait ended); your decision is kept for it and given to its next call.',
+    );
   });
 
   it('renders rename_rows.json with each status', () => {

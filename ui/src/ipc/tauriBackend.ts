@@ -153,7 +153,7 @@ export function createTauriBackend(): Backend {
     getConversation: () => call<ConversationView>('get_conversation'),
     getAgentSettings: () => call<AgentSettings>('get_agent_settings'),
     saveAgentSettings: (s: AgentSettingsInput) =>
-      call<AgentSettings>('save_agent_settings', { baseUrl: s.baseUrl, model: s.model, apiKeyEnv: s.apiKeyEnv }),
+      call<AgentSettings>('save_agent_settings', { baseUrl: s.baseUrl, model: s.model, apiKeyEnv: s.apiKeyEnv, resolveWaitSecs: s.resolveWaitSecs }),
     async onAgentEvent(handler: (u: AgentUpdate) => void): Promise<Unsubscribe> {
       return on<AgentUpdate>(EVENT_AGENT, handler);
     },

@@ -506,7 +506,7 @@ export class FakeBackend implements Backend {
       } else if (event.kind === 'waitingForPerson') {
         const top = this.actions[0]?.summary;
         if (!top) continue;
-        const proposal: Proposal = { choice: event.proposedAction ?? 'apply', reason: event.proposedReason ?? '', client: this.settings.model, callId: event.callId };
+        const proposal: Proposal = { choice: event.proposedAction ?? 'apply', reason: event.proposedReason ?? '', client: this.settings.model, callId: event.callId, waiting: true };
         if (this.session.policy === 'agent') {
           this.resolvingAs = 'agent';
           const o = await this.resolveAction(proposal.choice, proposal.reason, top.id).finally(() => (this.resolvingAs = 'person'));
@@ -518,7 +518,8 @@ export class FakeBackend implements Backend {
         this.emitAgent(turn, { ...event, actionId: top.id });
         const decided = await Promise.race([new Promise<ResolveOutcome>((r) => this.waiters.set(top.id, r)), cancelled]);
         if (decided === 'cancelled') {
-          top.proposal = null;
+          // As the desk does: the proposal stays, shown as no longer waiting.
+          top.proposal = { ...proposal, waiting: false };
           this.waiters.delete(top.id);
           this.bump();
           this.emitAgent(turn, { kind: 'toolResult', step: event.step, callId: event.callId, tool: 'resolve', isError: true, text: 'The wait for a person was cancelled; the action is still pending.', pushedActionIds: [], resolved: null });

@@ -27,6 +27,9 @@ pub struct ProviderConfig {
     pub idle_timeout_secs: u64,
     /// Attempts per request, the first included, for 429 and 5xx answers (at least 1).
     pub max_attempts: u32,
+    /// Seconds each `resolve` waits for the person before the wait is renewed (under the
+    /// `human` policy; see `AgentLoop::with_resolve_wait`). At least 1.
+    pub resolve_wait_secs: u64,
 }
 
 impl Default for ProviderConfig {
@@ -38,6 +41,7 @@ impl Default for ProviderConfig {
             connect_timeout_secs: 10,
             idle_timeout_secs: 120,
             max_attempts: 4,
+            resolve_wait_secs: resolve_engine::DEFAULT_RESOLVE_WAIT.as_secs(),
         }
     }
 }
@@ -55,6 +59,10 @@ pub enum ConfigError {
     BaseUrl(String),
     #[error("the model name is empty: set one (e.g. gpt-4o-mini, or llama3.1 for Ollama)")]
     EmptyModel,
+    #[error(
+        "the resolve wait {0} s is out of range: set 1 to 86400 seconds (45 keeps each wait under the 60 s time-out common to clients)"
+    )]
+    ResolveWait(u64),
     #[error(
         "API key variable name {0:?} is not an environment variable name (letters, digits and _, e.g. OPENAI_API_KEY)"
     )]
@@ -127,6 +135,9 @@ impl ProviderConfig {
             || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         {
             return Err(ConfigError::KeyEnvName(name.clone()));
+        }
+        if !(1..=86_400).contains(&self.resolve_wait_secs) {
+            return Err(ConfigError::ResolveWait(self.resolve_wait_secs));
         }
         Ok(())
     }

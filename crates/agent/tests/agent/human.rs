@@ -139,3 +139,96 @@ async fn after_the_persons_decision_the_next_request_no_longer_forces_resolve() 
         );
     }
 }
+
+/// Waits (on store events) until the top action's proposal says its agent is not waiting.
+async fn proposal_not_waiting(session: &Session) {
+    let mut events = session.store().subscribe();
+    loop {
+        if session.store().peek().and_then(|a| a.proposal).is_some_and(|p| !p.waiting) {
+            return;
+        }
+        events.recv().await.expect("store events keep coming");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bounded_wait_is_renewed_by_the_loop_without_a_model_request() {
+    let d = desk(ResolvePolicy::Human);
+    let fake = FakeLlm::start(vec![
+        FakeReply::tool_calls(None, &[("c1", "ast_edit", ast_edit_args("a.ts"))]),
+        FakeReply::tool_calls(None, &[("c2", "resolve", json!({"action": "apply", "reason": "looks right"}))]),
+        FakeReply::text("Applied."),
+    ])
+    .await
+    .unwrap();
+    let mut agent = live(&fake, None).with_resolve_wait(std::time::Duration::from_millis(200));
+    let session = d.session.clone();
+    let turn = tokio::spawn(async move { agent.run_turn(&session, "go", CancellationToken::new(), |_| {}).await });
+    // The first bounded wait ends with no decision (the proposal shows "not waiting"); the loop
+    // asks again by itself, so it waits once more.
+    proposal_on_top(&d.session).await;
+    proposal_not_waiting(&d.session).await;
+    let mut events = d.session.store().subscribe();
+    while !d.session.store().peek().and_then(|a| a.proposal).is_some_and(|p| p.waiting) {
+        events.recv().await.unwrap();
+    }
+    assert_eq!(fake.requests().len(), 2, "no model request while the person reads");
+    let top = d.session.store().peek().unwrap();
+    let person = d
+        .session
+        .call(Actor::Person, "resolve", json!({"action": "apply", "reason": "checked", "expected_id": top.id}))
+        .await;
+    assert!(!person.is_error, "{person:?}");
+    assert_eq!(turn.await.unwrap().unwrap(), TurnOutcome::Answered);
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 3, "preview, resolve, answer: the renewed waits cost no request");
+    let content = messages(&reqs[2].body).last().unwrap()["content"].as_str().unwrap().to_string();
+    assert!(content.contains("Decided by the person: applied. Reason: checked"), "{content}");
+    assert!(!content.contains("has not decided yet"), "the model never saw a renewed wait: {content}");
+    assert_eq!(d.read("a.ts"), "logger.debug(1);\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_decision_made_while_the_turn_was_stopped_reaches_the_model_with_the_next_prompt() {
+    let d = desk(ResolvePolicy::Human);
+    let fake = FakeLlm::start(vec![
+        FakeReply::tool_calls(None, &[("c1", "ast_edit", ast_edit_args("a.ts"))]),
+        FakeReply::tool_calls(None, &[("c2", "resolve", json!({"action": "apply", "reason": "ok"}))]),
+        FakeReply::text("Noted."),
+    ])
+    .await
+    .unwrap();
+    let mut agent = live(&fake, None);
+    let session = d.session.clone();
+    let cancel = CancellationToken::new();
+    let stop = cancel.clone();
+    let turn = tokio::spawn(async move {
+        let r = agent.run_turn(&session, "go", cancel, |_| {}).await;
+        (agent, r)
+    });
+    proposal_on_top(&d.session).await;
+    stop.cancel(); // the person presses Stop
+    let (mut agent, r) = turn.await.unwrap();
+    assert!(matches!(r, Err(AgentError::Cancelled)), "{r:?}");
+    let top = d.session.store().peek().expect("still pending");
+    let person = d
+        .session
+        .call(Actor::Person, "resolve", json!({"action": "discard", "reason": "not now", "expected_id": top.id}))
+        .await;
+    assert!(!person.is_error);
+    let (r, _) = turn_again(&mut agent, &d.session, "what happened?").await;
+    assert_eq!(r.unwrap(), TurnOutcome::Answered);
+    let reqs = fake.requests();
+    let user = messages(&reqs.last().unwrap().body).iter().rev().find(|m| m["role"] == "user").unwrap().clone();
+    let content = user["content"].as_str().unwrap();
+    assert!(content.contains("Decided by the person: discarded. Reason: not now"), "{content}");
+    assert!(content.ends_with("what happened?"), "then the person's prompt: {content}");
+}
+
+async fn turn_again(
+    agent: &mut AgentLoop,
+    session: &Session,
+    prompt: &str,
+) -> (Result<TurnOutcome, AgentError>, Vec<AgentEvent>) {
+    turn(agent, session, prompt).await
+}

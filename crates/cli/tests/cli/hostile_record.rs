@@ -77,7 +77,8 @@ impl Folder {
         let err = String::from_utf8_lossy(&out.stderr);
         let record = self.ws.join(".rdesk-apply.log");
         assert!(
-            err.contains(&format!("rdesk: The apply record {} was refused", record.display())),
+            err.lines().any(|l| l.starts_with("rdesk")
+                && l.contains(&format!(": The apply record {} was refused", record.display()))),
             "{args:?}: stderr names the refused record: {err}"
         );
         assert!(err.contains("`..`") && err.contains("delete"), "{args:?}: why, and what to do: {err}");

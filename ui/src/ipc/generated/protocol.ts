@@ -195,9 +195,15 @@ export type Proposal = { choice: ResolveChoice, reason: string,
  */
 client: string | null, 
 /**
- * The waiting call's id in the session transcript.
+ * The proposing call's id in the session transcript.
  */
-callId: string, };
+callId: string, 
+/**
+ * Whether the agent waits for the decision now; false once its wait ended (a client's
+ * time-out, a bounded wait, a cancel): the decision is then kept for it and given to its
+ * next call.
+ */
+waiting: boolean, };
 
 /**
  * One row of `get_action_files`.
@@ -670,6 +676,11 @@ apiKeyEnv: string,
  * Whether that variable is set (non-empty) in the app's environment.
  */
 apiKeyIsSet: boolean, 
+/**
+ * Seconds each `resolve` of the agent waits for your decision before the wait is renewed
+ * (no model request meanwhile).
+ */
+resolveWaitSecs: number, 
 /**
  * Where the settings are saved (`<config>/resolve-desk/agent.json`).
  */
