@@ -16,12 +16,15 @@ pub struct Open {
     pub watch_tools: bool,
     /// More variables no tool may get (the API key variable `rdesk agent` was told to use).
     pub never_pass_env: Vec<String>,
+    /// The decision journal (`rdesk serve-socket --data-dir`); `None` for every other command.
+    pub journal: Option<std::sync::Arc<resolve_journal::Writer>>,
 }
 
 /// Opens `workspace` as every front end does, and says on stderr what opening found
-/// (`prog`: `rdesk`, `rdesk mcp`…). `rdesk` keeps no journal: its commands are one-shot or
-/// serve an agent with no person at a window, so no pending action is restored or kept for
-/// later (the window's desk does that).
+/// (`prog`: `rdesk`, `rdesk mcp`…). `rdesk` keeps no journal (but `serve-socket --data-dir`,
+/// which stands in for the window in tests): its commands are one-shot or serve an agent with
+/// no person at a window, so no pending action is restored or kept for later (the window's
+/// desk does that).
 pub async fn open(workspace: &Path, how: Open, prog: &str) -> Result<Desk, String> {
     let mut options = DeskOptions::new(how.policy);
     if how.script_ids {
@@ -29,6 +32,7 @@ pub async fn open(workspace: &Path, how: Open, prog: &str) -> Result<Desk, Strin
     }
     options.watch_tools = how.watch_tools;
     options.never_pass_env = how.never_pass_env;
+    options.journal = how.journal;
     let desk = Desk::open(workspace, options).await.map_err(|e| e.to_string())?;
     report(&desk, prog);
     Ok(desk)

@@ -135,7 +135,7 @@ async fn open_desk(
     policy: ResolvePolicy,
     never_pass_env: Vec<String>,
 ) -> Result<resolve_desk_core::Desk, String> {
-    let how = builtin::Open { policy, script_ids: true, watch_tools: false, never_pass_env };
+    let how = builtin::Open { policy, script_ids: true, watch_tools: false, never_pass_env, journal: None };
     builtin::open(workspace, how, "rdesk").await
 }
 
@@ -207,6 +207,7 @@ async fn list_tools(workspace: Option<PathBuf>) -> ExitCode {
         script_ids: true,
         watch_tools: false,
         never_pass_env: Vec::new(),
+        journal: None,
     };
     let desk = match builtin::open(&dir, how, "rdesk").await {
         Ok(d) => d,

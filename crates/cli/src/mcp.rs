@@ -54,6 +54,12 @@ pub struct McpArgs {
     /// with no window nobody could decide).
     #[arg(long)]
     pub headless: bool,
+    /// How long a `resolve` waits for the person's decision before it answers that they have
+    /// not decided yet (the agent then calls `resolve` again). Keep it below your client's
+    /// request time-out (often 60 s).
+    #[arg(long, value_name = "SECONDS", default_value_t = resolve_engine::DEFAULT_RESOLVE_WAIT.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..=resolve_mcp::MAX_RESOLVE_WAIT_SECS))]
+    pub resolve_wait: u64,
 }
 
 pub const MCP_HELP: &str = "\
@@ -69,6 +75,13 @@ user's; if any is another user's, it stops with an error (exit 1) and starts no 
 
 Incoming lines (one JSON-RPC message each) longer than RESOLVE_DESK_MCP_MAX_LINE_BYTES
 (default 16777216, 16 MiB) are dropped and answered with a -32600 error.
+
+`resolve` is always listed. While the person reviews, a `resolve` waits at most
+--resolve-wait seconds (default 45, below the 60-second request time-out of common clients),
+then answers that the person has not decided yet (nothing was written) and the agent calls it
+again. A decision made while the agent was not waiting is kept for it (by its client name,
+across restarts of the window) and given to its next `resolve`, or at the start of its next
+call of another tool.
 
 With --headless --policy agent, rdesk runs a session of its own without a window; the
 agent's `resolve` applies or discards at once. (--headless with --policy human is refused:
@@ -90,13 +103,14 @@ pub async fn run(args: McpArgs) -> ExitCode {
             );
             return ExitCode::from(2);
         }
-        let desk = match open(&args.workspace, policy, "rdesk mcp").await {
+        let desk = match open(&args.workspace, policy, None, "rdesk mcp").await {
             Ok(d) => d,
             Err(e) => {
                 eprintln!("rdesk mcp: {e}");
                 return ExitCode::from(2);
             }
         };
+        desk.session().waits().set_bound(Duration::from_secs(args.resolve_wait));
         return match resolve_mcp::serve(desk.session().clone(), tokio::io::stdin(), tokio::io::stdout()).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -137,17 +151,44 @@ pub async fn run(args: McpArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    resolve_mcp::bridge_stream(stream, &root, tokio::io::stdin(), tokio::io::stdout()).await;
+    let wait = Some(Duration::from_secs(args.resolve_wait));
+    resolve_mcp::bridge_stream(stream, &root, tokio::io::stdin(), tokio::io::stdout(), wait).await;
     ExitCode::SUCCESS
 }
 
 /// The desk a server opens (what it found told on stderr: stdout is the MCP protocol).
 /// Adding, editing or removing a tool folder updates the tools live (the client is sent
-/// `tools/list_changed`) while the returned desk lives.
-async fn open(workspace: &Path, policy: Policy, prog: &str) -> Result<resolve_desk_core::Desk, String> {
-    let how =
-        builtin::Open { policy: policy.engine(), script_ids: false, watch_tools: true, never_pass_env: Vec::new() };
+/// `tools/list_changed`) while the returned desk lives. With a `journal`, pending actions and
+/// decisions kept for agents are restored from it and mirrored to it (as the window does).
+async fn open(
+    workspace: &Path,
+    policy: Policy,
+    journal: Option<Arc<resolve_journal::Writer>>,
+    prog: &str,
+) -> Result<resolve_desk_core::Desk, String> {
+    let how = builtin::Open {
+        policy: policy.engine(),
+        script_ids: false,
+        watch_tools: true,
+        never_pass_env: Vec::new(),
+        journal,
+    };
     builtin::open(workspace, how, prog).await
+}
+
+/// The journal `DIR/journal.sqlite3` (the window's `--data-dir` layout) and its writer.
+fn open_journal(data_dir: &Path, prog: &str) -> Result<Arc<resolve_journal::Writer>, String> {
+    let path = data_dir.join("journal.sqlite3");
+    std::fs::create_dir_all(data_dir)
+        .map_err(|e| format!("cannot create the data folder {}: {e}", data_dir.display()))?;
+    let journal = resolve_journal::Journal::open(&path).map_err(|e| e.to_string())?;
+    let prog = prog.to_string();
+    let report = Box::new(move |path: &Path, result: Result<(), &resolve_journal::JournalError>| {
+        if let Err(e) = result {
+            eprintln!("{prog}: could not write to the journal {}: {e}", path.display());
+        }
+    });
+    resolve_journal::Writer::spawn(Arc::new(journal), report).map(Arc::new).map_err(|e| e.to_string())
 }
 
 /// How long `rdesk mcp` waits for a desk it started to open its socket.
@@ -234,6 +275,10 @@ pub struct ServeSocketArgs {
     /// Who resolves pending actions.
     #[arg(long, value_enum, default_value = "human")]
     pub policy: Policy,
+    /// Keep the journal in DIR/journal.sqlite3, as the window does with its data folder:
+    /// pending actions and the decisions kept for agents survive a restart.
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
 }
 
 /// Runs `rdesk serve-socket`: the app's socket server without the app. Prints the socket
@@ -241,9 +286,17 @@ pub struct ServeSocketArgs {
 /// Standing in for the window's buttons, each line on stdin (`{"tool": NAME, "params": {...}}`)
 /// is called as the person, and its result printed as one JSON line
 /// (`{"is_error": BOOL, "text": TEXT, "details": JSON}`); `{"wait_for_proposal": true}` prints
-/// `{"proposal": {...}}` once the top action carries an agent's proposal (human policy).
+/// `{"proposal": {...}}` once the top action carries an agent's proposal (human policy; with
+/// `"waiting": BOOL`, once that proposal's agent is, or is no longer, waiting).
 pub async fn serve_socket(args: ServeSocketArgs) -> ExitCode {
-    let desk = match open(&args.workspace, args.policy, "rdesk serve-socket").await {
+    let journal = match args.data_dir.as_deref().map(|d| open_journal(d, "rdesk serve-socket")).transpose() {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("rdesk serve-socket: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let desk = match open(&args.workspace, args.policy, journal.clone(), "rdesk serve-socket").await {
         Ok(d) => d,
         Err(e) => {
             eprintln!("rdesk serve-socket: {e}");
@@ -272,6 +325,10 @@ pub async fn serve_socket(args: ServeSocketArgs) -> ExitCode {
         _ = int.recv() => {}
     }
     server.close().await;
+    // What the journal was told is on disk before the process goes.
+    if let Some(journal) = journal {
+        journal.flush();
+    }
     // Exit here: the runtime would otherwise wait on the blocking read of stdin (the person
     // channel) before it can shut down.
     std::process::exit(0)
@@ -291,12 +348,15 @@ async fn person_calls(session: Arc<Session>) {
             }
         };
         if call.get("wait_for_proposal").is_some() {
-            // Like a person looking at the window until an agent's proposal shows up.
+            // Like a person looking at the window until an agent's proposal shows up (with
+            // `"waiting": BOOL`, until it shows the agent waiting, or no longer waiting).
             let session = session.clone();
+            let waiting = call.get("waiting").and_then(serde_json::Value::as_bool);
             tokio::spawn(async move {
                 let mut events = session.store().subscribe();
                 let proposal = loop {
-                    if let Some(p) = session.store().list().first().and_then(|a| a.proposal.clone()) {
+                    let top = session.store().list().first().and_then(|a| a.proposal.clone());
+                    if let Some(p) = top.filter(|p| waiting.is_none_or(|w| p.waiting == w)) {
                         break p;
                     }
                     if let Err(tokio::sync::broadcast::error::RecvError::Closed) = events.recv().await {

@@ -2,6 +2,10 @@
 //! transport is one JSON-RPC message a line). When the desk closes or dies while the agent is
 //! still connected, the bridge itself answers the requests the desk left unanswered and every
 //! later one: a tool call is a tool error saying that the desk is closed and how to reopen it.
+//!
+//! The one line the bridge changes: with a `resolve` wait of its own (`rdesk mcp
+//! --resolve-wait`), the agent's `initialize` request gets it in its `_meta`
+//! ([`RESOLVE_WAIT_META`]), so the window's server bounds this connection's waits with it.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,6 +17,7 @@ use tokio::net::UnixStream;
 use tokio::sync::Mutex;
 
 use crate::lines::{self, Line, LineReader};
+use crate::server::RESOLVE_WAIT_META;
 use crate::socket::{connect_checked, SocketError};
 
 /// Why the bridge could not run.
@@ -82,14 +87,35 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let stream = connect_checked(path).await?.ok_or_else(|| BridgeError::NoDesk { path: path.into() })?;
-    bridge_stream(stream, workspace, reader, writer).await;
+    bridge_stream(stream, workspace, reader, writer, None).await;
     Ok(())
+}
+
+/// `line` with `resolve_wait` in its `_meta` when it is an `initialize` request (`None`
+/// otherwise: forward it as it is).
+fn with_resolve_wait(line: &[u8], resolve_wait: std::time::Duration) -> Option<Vec<u8>> {
+    let mut msg: Value = serde_json::from_slice(line).ok()?;
+    if msg.get("method")?.as_str()? != "initialize" || msg.get("id").is_none() {
+        return None;
+    }
+    let params = msg.get_mut("params")?.as_object_mut()?;
+    let meta = params.entry("_meta").or_insert_with(|| json!({})).as_object_mut()?;
+    meta.insert(RESOLVE_WAIT_META.into(), json!(resolve_wait.as_secs()));
+    let mut out = serde_json::to_vec(&msg).ok()?;
+    out.push(b'\n');
+    Some(out)
 }
 
 /// [`bridge`] on a connection [`connect_checked`] gave. An agent line longer than
 /// [`lines::max_line_bytes`] is not forwarded: the bridge answers it with a `-32600` error.
-pub async fn bridge_stream<R, W>(stream: UnixStream, workspace: &Path, reader: R, writer: W)
-where
+/// With `resolve_wait`, the agent's `initialize` carries it to the desk (see the module docs).
+pub async fn bridge_stream<R, W>(
+    stream: UnixStream,
+    workspace: &Path,
+    reader: R,
+    writer: W,
+    resolve_wait: Option<std::time::Duration>,
+) where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
@@ -130,6 +156,8 @@ where
 
     let mut reader = LineReader::new(reader, limit);
     let mut desk_open = true;
+    // Until the agent's `initialize` went by.
+    let mut resolve_wait = resolve_wait;
     loop {
         // `LineReader::next` is cancel-safe: a line half read when the desk goes stays read.
         let read = if desk_open {
@@ -156,6 +184,12 @@ where
         };
         if !line.ends_with(b"\n") {
             line.push(b'\n');
+        }
+        if let Some(wait) = resolve_wait {
+            if let Some(changed) = with_resolve_wait(&line, wait) {
+                line = changed;
+                resolve_wait = None;
+            }
         }
         let forwarded = {
             let mut flight = lock(&in_flight);
@@ -220,6 +254,23 @@ mod tests {
         assert_eq!(reply["result"]["isError"], true);
         let text = reply["result"]["content"][0]["text"].as_str().unwrap();
         assert!(text.contains("`resolve-desk /w`"), "{text}");
+    }
+
+    #[test]
+    fn only_the_initialize_request_carries_the_resolve_wait_and_its_own_meta_stays() {
+        let wait = std::time::Duration::from_secs(7);
+        let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"_meta":{"k":1},"capabilities":{}}}"#;
+        let changed: Value = serde_json::from_slice(&with_resolve_wait(init, wait).unwrap()).unwrap();
+        assert_eq!(changed["params"]["_meta"][RESOLVE_WAIT_META], 7);
+        assert_eq!(changed["params"]["_meta"]["k"], 1, "the client's own _meta stays");
+        assert_eq!(changed["id"], 0);
+        let bare: Value = serde_json::from_slice(
+            &with_resolve_wait(br#"{"jsonrpc":"2.0","id":"a","method":"initialize","params":{}}"#, wait).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(bare["params"]["_meta"][RESOLVE_WAIT_META], 7);
+        assert!(with_resolve_wait(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, wait).is_none());
+        assert!(with_resolve_wait(b"not json", wait).is_none());
     }
 
     #[test]

@@ -11,15 +11,21 @@
 //!   [`bridge`] is the plain stdio ↔ socket pipe `rdesk mcp` runs in front of it.
 //!
 //! What the agent sees:
-//! - `tools/list`: the session's offered tools (visible ones, plus `resolve` only while
-//!   actions are pending) with their JSON Schemas. Only a tool the desk guarantees to write
+//! - `tools/list`: the session's visible tools and `resolve`, whatever the stack holds (many
+//!   clients read the list once: `Session::client_tools`), with their JSON Schemas. Only a tool the desk guarantees to write
 //!   nothing (`Tool::preview_only`: the built-in `ast_edit` and `batch_rename_preview`) is
 //!   annotated `readOnlyHint` and described as writing nothing; every other tool — `resolve`,
 //!   and any external tool, a program that can do anything — is `destructiveHint` and
-//!   `openWorldHint`. A change of that list sends `notifications/tools/list_changed`.
+//!   `openWorldHint`. A change of that list (a tool loaded or unloaded at runtime) sends
+//!   `notifications/tools/list_changed`, and is also said in the text of the client's next
+//!   tool result (for clients that never read the list again).
 //! - `tools/call`: the tool's text as text content, its details as `structuredContent`,
 //!   `isError` for error results (bad parameters are tool errors, never protocol errors);
-//!   a call that pushed a preview ends with the SPEC §7 reminder.
+//!   a call that pushed a preview ends with the SPEC §7 reminder. Under the `human` policy a
+//!   `resolve` waits for the person at most the connection's bound (`initialize`'s
+//!   [`RESOLVE_WAIT_META`], else the session's), then says they have not decided yet; a
+//!   decision made while the client was not waiting comes with its next call (the engine's
+//!   mailbox, `resolve_engine::waits`).
 //! - cancellation (`notifications/cancelled`) cancels the call's token; progress reported by
 //!   a tool (e.g. a `resolve` waiting for the person) becomes `notifications/progress` when
 //!   the request carried a `progressToken`, at most one per [`PROGRESS_EVERY`] (the latest
@@ -43,7 +49,7 @@ mod socket;
 pub use bridge::{bridge, bridge_stream, closed_desk_message, BridgeError};
 pub use lines::{max_line_bytes, DEFAULT_MAX_LINE_BYTES, MAX_LINE_BYTES_VAR};
 pub use progress::PROGRESS_EVERY;
-pub use server::{serve, serve_until, DeskServer, ServeError};
+pub use server::{serve, serve_until, DeskServer, ServeError, MAX_RESOLVE_WAIT_SECS, RESOLVE_WAIT_META};
 pub use socket::{
     check_socket_path, connect_checked, listen, runtime_dir, socket_path, socket_path_in, SocketError, SocketServer,
     MAX_SOCKET_PATH,

@@ -1,10 +1,13 @@
 //! The MCP handler: a session's tools as MCP tools, calls through the session's one door.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use resolve_engine::{
-    tool::ProgressSink, Actor, Session, ToolContext, ToolResult, ToolSpec, PREVIEW_REMINDER, RESOLVE_TOOL_NAME,
+    tool::ProgressSink, Actor, ResolvePolicy, Session, ToolContext, ToolResult, ToolSpec, WaitBound, PREVIEW_REMINDER,
+    RESOLVE_TOOL_NAME,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeRequestParams,
@@ -15,7 +18,6 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
 use crate::lines;
@@ -30,17 +32,105 @@ pub enum ServeError {
     Join(String),
 }
 
+/// The `initialize` request's `_meta` key that sets how long this connection's `resolve` waits
+/// for the person, in whole seconds (1 to [`MAX_RESOLVE_WAIT_SECS`]). `rdesk mcp
+/// --resolve-wait SECONDS` adds it on its way to the window; without it a connection waits the
+/// session's bound ([`resolve_engine::DEFAULT_RESOLVE_WAIT`] unless set).
+pub const RESOLVE_WAIT_META: &str = "resolve-desk/resolveWaitSeconds";
+
+/// The longest `resolve` wait a connection may ask for (a day).
+pub const MAX_RESOLVE_WAIT_SECS: u64 = 86_400;
+
 /// The MCP server of one connection. Cheap to clone; every clone serves the same session.
 #[derive(Clone)]
 pub struct DeskServer {
     session: Arc<Session>,
     /// The client's name from `initialize` (recorded on every action it pushes).
     client: Arc<Mutex<Option<String>>>,
+    /// How long this connection's `resolve` waits for the person (from `initialize`'s
+    /// [`RESOLVE_WAIT_META`]; the session's bound otherwise).
+    wait: Arc<Mutex<WaitBound>>,
+    /// The names of the tools this client knows of: its last `tools/list`, or what a tool
+    /// result last announced. A tool loaded or unloaded since is announced in the text of
+    /// the client's next tool result, for clients that never read the list again.
+    known: Arc<Mutex<Option<BTreeSet<String>>>>,
+}
+
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl DeskServer {
     pub fn new(session: Arc<Session>) -> Self {
-        Self { session, client: Arc::new(Mutex::new(None)) }
+        Self {
+            session,
+            client: Arc::new(Mutex::new(None)),
+            wait: Arc::new(Mutex::new(WaitBound::SessionDefault)),
+            known: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// How long this connection's `resolve` waits for the person.
+    pub fn resolve_wait(&self) -> Duration {
+        match *locked(&self.wait) {
+            WaitBound::For(d) => d,
+            WaitBound::SessionDefault | WaitBound::Unbounded => self.session.waits().bound(),
+        }
+    }
+
+    /// The tools offered to this client now (`resolve` always: see `Session::client_tools`).
+    pub fn tools(&self) -> Vec<Tool> {
+        let policy = self.session.policy();
+        let wait = self.resolve_wait();
+        self.session
+            .client_tools()
+            .iter()
+            .map(|spec| {
+                let mut tool = Self::mcp_tool(spec);
+                if spec.name == RESOLVE_TOOL_NAME {
+                    tool.description = Some(resolve_description(policy, wait).into());
+                }
+                tool
+            })
+            .collect()
+    }
+
+    /// Remembers `tools` as what the client knows of.
+    fn know(&self, tools: &[Tool]) {
+        *locked(&self.known) = Some(by_name(tools));
+    }
+
+    /// The tools loaded or unloaded since the client last heard of its tools, said in a few
+    /// lines (and now known); `None` when nothing changed.
+    fn tool_changes(&self) -> Option<String> {
+        let now = self.tools();
+        let mut known = locked(&self.known);
+        let before = known.as_ref()?;
+        let added: Vec<&Tool> = now.iter().filter(|t| !before.contains(t.name.as_ref())).collect();
+        let removed: Vec<&String> =
+            before.iter().filter(|name| !now.iter().any(|t| t.name.as_ref() == name.as_str())).collect();
+        if added.is_empty() && removed.is_empty() {
+            return None;
+        }
+        let mut text = String::from("The desk's tools changed since your tool list was read.");
+        if !added.is_empty() {
+            text.push_str(" New tools you can call by name:");
+            for t in &added {
+                let schema = Value::Object((*t.input_schema).clone()).to_string();
+                let schema = if schema.len() <= ANNOUNCED_SCHEMA_BYTES { schema } else { "see tools/list".into() };
+                text.push_str(&format!(
+                    "\n- `{}`: {} Parameters (JSON Schema): {schema}",
+                    t.name,
+                    t.description.as_deref().unwrap_or("").trim_end()
+                ));
+            }
+        }
+        if !removed.is_empty() {
+            let names: Vec<String> = removed.iter().map(|n| format!("`{n}`")).collect();
+            text.push_str(&format!("\nNo longer available: {}.", names.join(", ")));
+        }
+        *known = Some(by_name(&now));
+        Some(text)
     }
 
     /// The client's name from `initialize`, once it arrived.
@@ -97,7 +187,8 @@ impl DeskServer {
         progress: Option<ProgressSink>,
     ) -> CallToolResult {
         let session = &self.session;
-        let mut ctx = ToolContext::new(session.new_call_id()).with_cancel(cancel);
+        let wait = *locked(&self.wait);
+        let mut ctx = ToolContext::new(session.new_call_id()).with_cancel(cancel).with_wait(wait);
         if let Some(client) = self.client_name() {
             ctx = ctx.with_client(client);
         }
@@ -107,7 +198,43 @@ impl DeskServer {
         // Per call (the engine's trace), not `take_reminders`: that queue is the session's,
         // shared with every other client and the app's own agent.
         let record = session.call_traced(Actor::Agent, ctx, name, args).await;
-        to_call_tool_result(&record.result, !record.pushed.is_empty())
+        let mut result = to_call_tool_result(&record.result, !record.pushed.is_empty());
+        if let Some(changes) = self.tool_changes() {
+            result.content.push(ContentBlock::text(changes));
+        }
+        result
+    }
+}
+
+fn by_name(tools: &[Tool]) -> BTreeSet<String> {
+    tools.iter().map(|t| t.name.to_string()).collect()
+}
+
+/// The longest input schema a tool result announces in full (longer: "see tools/list").
+const ANNOUNCED_SCHEMA_BYTES: usize = 2048;
+
+/// `resolve`'s description for MCP clients: listed whatever the stack holds, so it says what
+/// the call does on an empty stack and how a wait for the person ends.
+fn resolve_description(policy: ResolvePolicy, wait: Duration) -> String {
+    let params = "`action`: \"apply\" or \"discard\"; `reason`: why, in a sentence (required); optional \
+                  `expected_id`: the id of the action you reviewed; optional `leave_out` (apply only): \
+                  `{\"files\": [paths], \"replacements\": {path: [ids]}}` applies the rest and discards what it names.";
+    match policy {
+        ResolvePolicy::Human => format!(
+            "Waits for the person's decision on the top pending action (the most recent preview). In this desk the \
+             person decides: your call proposes `action` with your `reason` beside the action in the Resolve Desk \
+             window, waits up to {} s, and returns their decision (`Decided by the person: applied|discarded. Reason: \
+             …`). If they have not decided by then, it says so and nothing was written: call `resolve` again to keep \
+             waiting. A decision made while you were not waiting is returned by your next `resolve` (even when \
+             nothing is pending any more) or at the start of your next call. With nothing pending and nothing kept \
+             for you it answers `No pending action to resolve. Nothing to apply or discard.` {params}",
+            wait.as_secs()
+        ),
+        ResolvePolicy::Agent => format!(
+            "Applies or discards the top pending action (the most recent preview): \"apply\" makes the previewed \
+             change persistent, \"discard\" drops it. With nothing pending it answers `No pending action to \
+             resolve. Nothing to apply or discard.` {params}"
+        ),
     }
 }
 
@@ -130,10 +257,11 @@ fn to_call_tool_result(result: &ToolResult, pushed: bool) -> CallToolResult {
 }
 
 const INSTRUCTIONS: &str = "Resolve Desk: each tool computes a preview and queues a pending action; call `resolve` \
-(offered while actions are pending) to apply or discard the top one, with a reason. The tools annotated read-only (the \
-built-in previews) write nothing; any other tool but `resolve` is a program added for this workspace or user, which may \
-do more than preview. When the person decides (the default), `resolve` waits until they apply or discard it in the \
-Resolve Desk window and returns their decision and reason.";
+to apply or discard the top one, with a reason. The tools annotated read-only (the built-in previews) write nothing; any \
+other tool but `resolve` is a program added for this workspace or user, which may do more than preview. When the person \
+decides (the default), `resolve` waits for their decision in the Resolve Desk window, for a bounded time: if it says \
+they have not decided yet, call `resolve` again. A decision made while you were not waiting is given to your next \
+`resolve`, or at the start of your next call of another tool.";
 
 impl ServerHandler for DeskServer {
     fn get_info(&self) -> ServerConfig {
@@ -157,6 +285,22 @@ impl ServerHandler for DeskServer {
         if !name.is_empty() {
             *self.client.lock().unwrap_or_else(|p| p.into_inner()) = Some(name);
         }
+        // rmcp moves a request's `_meta` into its context.
+        let meta = request.meta.as_ref().and_then(|m| m.0.get(RESOLVE_WAIT_META));
+        if let Some(wait) = meta.or_else(|| context.meta.0.get(RESOLVE_WAIT_META)) {
+            let secs = wait.as_u64().filter(|s| (1..=MAX_RESOLVE_WAIT_SECS).contains(s)).ok_or_else(|| {
+                McpError::invalid_params(
+                    format!(
+                        "`_meta.{RESOLVE_WAIT_META}` must be a whole number of seconds from 1 to \
+                         {MAX_RESOLVE_WAIT_SECS}, got {wait}"
+                    ),
+                    None,
+                )
+            })?;
+            *locked(&self.wait) = WaitBound::For(Duration::from_secs(secs));
+        }
+        // What the client knows of until it lists the tools: what it would have listed now.
+        self.know(&self.tools());
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
     }
@@ -166,7 +310,8 @@ impl ServerHandler for DeskServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools = self.session.offered_tools().iter().map(Self::mcp_tool).collect();
+        let tools = self.tools();
+        self.know(&tools);
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -209,8 +354,6 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (rx, tx, pump) = lines::checked(reader, writer, lines::max_line_bytes());
-    let mut events = session.store().subscribe();
-    let mut offered_resolve = session.store().has_pending();
     let server = DeskServer::new(session.clone());
     let running = match server.serve_with_ct((rx, tx), shutdown.clone()).await {
         Ok(r) => r,
@@ -219,34 +362,14 @@ where
             return Err(ServeError::Initialize(e.to_string()));
         }
     };
-    // `resolve` is offered only while actions are pending: tell the client when that flips.
+    // Tools loaded or unloaded at runtime (external tools) change the list (`resolve` is
+    // listed whatever the stack holds, so pushes and decisions do not).
     let peer = running.peer().clone();
-    let watcher_session = session.clone();
-    // Tools loaded or unloaded at runtime (external tools) change the list too.
     let mut tools_changed = session.subscribe_tools();
     let watcher = tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                event = events.recv() => match event {
-                    Ok(_) | Err(RecvError::Lagged(_)) => {}
-                    Err(RecvError::Closed) => break,
-                },
-                changed = tools_changed.changed() => {
-                    if changed.is_err() {
-                        break;
-                    }
-                    if peer.notify_tool_list_changed().await.is_err() {
-                        break;
-                    }
-                    continue;
-                }
-            }
-            let pending = watcher_session.store().has_pending();
-            if pending != offered_resolve {
-                offered_resolve = pending;
-                if peer.notify_tool_list_changed().await.is_err() {
-                    break;
-                }
+        while tools_changed.changed().await.is_ok() {
+            if peer.notify_tool_list_changed().await.is_err() {
+                break;
             }
         }
     });

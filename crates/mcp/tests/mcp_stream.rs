@@ -110,17 +110,7 @@ async fn only_the_built_in_previews_are_read_only_an_external_tool_and_resolve_m
         assert!(t["description"].as_str().unwrap().contains("(Writes nothing:"), "{t}");
     }
     assert_announced_as_able_to_change_anything(tool(&tools, "greet"));
-
-    // `resolve` (offered once something is pending) writes: destructive too.
-    let (pushed, _) = client
-        .request(
-            2,
-            "tools/call",
-            json!({"name": "ast_edit", "arguments": {"ops": [{"pat": "console.log($A)", "out": "f($A)"}], "lang": "ts"}}),
-        )
-        .await;
-    assert_eq!(pushed["result"]["isError"], false, "{pushed}");
-    let tools = client.tools(3).await;
+    // `resolve` (listed whatever the stack holds) writes: destructive too.
     assert_announced_as_able_to_change_anything(tool(&tools, "resolve"));
 }
 

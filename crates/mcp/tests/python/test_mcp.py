@@ -12,81 +12,28 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
-import time
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 import mcp_types as types
 
-RDESK = os.environ.get("RDESK_BIN", "rdesk")
-REMINDER = "This is a preview. Call the resolve tool to apply or discard these changes."
-SOURCE = "console.log(1);\nconsole.log(2);\n"
-EDIT = {"ops": [{"pat": "console.log($A)", "out": "logger.debug($A)"}], "lang": "ts"}
+from desk import (
+    EDIT,
+    EDITED,
+    EMPTY,
+    RDESK,
+    REMINDER,
+    SOURCE,
+    client,
+    headless,
+    joined,
+    short_runtime_dir,
+    text_of,
+    tool_names,
+)
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "a.ts").write_text(SOURCE)
-    return ws
-
-
-class Notifications:
-    """Collects the server's notifications; lets a test wait for one (no sleeps)."""
-
-    def __init__(self) -> None:
-        self.seen: list[object] = []
-        self._event = anyio.Event()
-
-    async def __call__(self, message) -> None:
-        self.seen.append(message)
-        self._event.set()
-
-    def count(self, kind) -> int:
-        return sum(1 for m in self.seen if isinstance(m, kind))
-
-    async def wait_for(self, kind, n: int = 1, timeout: float = 20) -> None:
-        with anyio.fail_after(timeout):
-            while self.count(kind) < n:
-                self._event = anyio.Event()
-                await self._event.wait()
-
-
-@asynccontextmanager
-async def client(args: list[str], name: str = "pytest-agent", env: dict[str, str] | None = None):
-    notes = Notifications()
-    params = StdioServerParameters(command=RDESK, args=args, env=env)
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(
-            read, write, message_handler=notes, client_info=types.Implementation(name=name, version="1.0")
-        ) as session:
-            init = await session.initialize()
-            yield session, notes, init
-
-
-def headless(ws: Path) -> list[str]:
-    return ["mcp", "--workspace", str(ws), "--headless", "--policy", "agent"]
-
-
-def text_of(result) -> str:
-    return "\n".join(c.text for c in result.content if c.type == "text")
-
-
-async def tool_names(session) -> list[str]:
-    return [t.name for t in (await session.list_tools()).tools]
 
 
 async def test_initialize_names_the_server_and_offers_tools_with_list_changed(workspace):
@@ -97,10 +44,13 @@ async def test_initialize_names_the_server_and_offers_tools_with_list_changed(wo
         await session.send_ping()
 
 
-async def test_tools_are_listed_without_resolve_and_previews_are_read_only(workspace):
+async def test_tools_are_listed_with_resolve_from_the_start_and_previews_are_read_only(workspace):
     async with client(headless(workspace)) as (session, _, _init):
         tools = {t.name: t for t in (await session.list_tools()).tools}
-        assert "resolve" not in tools
+        assert "resolve" in tools, "listed whatever the stack holds: many clients read the list once"
+        assert tools["resolve"].annotations.destructive_hint is True
+        assert tools["resolve"].annotations.read_only_hint is False
+        assert EMPTY in tools["resolve"].description, tools["resolve"].description
         assert {"ast_edit", "batch_rename_preview"} <= set(tools)
         edit = tools["ast_edit"]
         assert edit.input_schema["type"] == "object"
@@ -114,8 +64,9 @@ async def test_tools_are_listed_without_resolve_and_previews_are_read_only(works
             assert "(Writes nothing:" in preview.description, preview.description
 
 
-async def test_preview_writes_nothing_ends_with_the_reminder_and_offers_resolve(workspace):
+async def test_preview_writes_nothing_ends_with_the_reminder_and_the_list_does_not_change(workspace):
     async with client(headless(workspace)) as (session, notes, _init):
+        before = await tool_names(session)
         result = await session.call_tool("ast_edit", EDIT)
         assert result.is_error is False
         text = text_of(result)
@@ -123,12 +74,9 @@ async def test_preview_writes_nothing_ends_with_the_reminder_and_offers_resolve(
         assert text.rstrip().endswith(REMINDER), text
         assert isinstance(result.structured_content, dict)
         assert (workspace / "a.ts").read_text() == SOURCE, "a preview writes nothing"
-
-        await notes.wait_for(types.ToolListChangedNotification)
-        tools = {t.name: t for t in (await session.list_tools()).tools}
-        assert "resolve" in tools
-        assert tools["resolve"].annotations.destructive_hint is True
-        assert tools["resolve"].annotations.read_only_hint is False
+        await session.send_ping()  # anything the server sent before the pong has arrived
+        assert notes.count(types.ToolListChangedNotification) == 0, "a push does not change the list"
+        assert await tool_names(session) == before
 
 
 async def test_resolve_passes_the_reason_byte_for_byte(workspace):
@@ -145,26 +93,27 @@ async def test_resolve_passes_the_reason_byte_for_byte(workspace):
         assert (workspace / "a.ts").read_text() == SOURCE
 
 
-async def test_resolve_under_policy_agent_applies_and_resolve_leaves_the_list(workspace):
-    async with client(headless(workspace)) as (session, notes, _init):
+async def test_resolve_under_policy_agent_applies_and_then_answers_the_empty_stack_message(workspace):
+    async with client(headless(workspace)) as (session, _notes, _init):
         await session.call_tool("ast_edit", EDIT)
-        await notes.wait_for(types.ToolListChangedNotification, 1)
         result = await session.call_tool("resolve", {"action": "apply", "reason": "tests pass"})
         assert result.is_error is False, text_of(result)
         assert text_of(result) == "Applied 2 replacements in 1 file."
         assert REMINDER not in text_of(result)
         assert result.structured_content["action"] == "apply"
         assert result.structured_content["reason"] == "tests pass"
-        assert (workspace / "a.ts").read_text() == "logger.debug(1);\nlogger.debug(2);\n"
-        await notes.wait_for(types.ToolListChangedNotification, 2)
-        assert "resolve" not in await tool_names(session)
+        assert (workspace / "a.ts").read_text() == EDITED
+        again = await session.call_tool("resolve", {"action": "apply", "reason": "again"})
+        assert again.is_error is True
+        assert text_of(again) == EMPTY
+        assert "resolve" in await tool_names(session)
 
 
 async def test_bad_parameters_are_tool_errors_with_the_spec_messages(workspace):
     async with client(headless(workspace)) as (session, _, _init):
         empty = await session.call_tool("resolve", {"action": "apply", "reason": "x"})
         assert empty.is_error is True
-        assert text_of(empty) == "No pending action to resolve. Nothing to apply or discard."
+        assert text_of(empty) == EMPTY
 
         no_ops = await session.call_tool("ast_edit", {"ops": []})
         assert no_ops.is_error is True
@@ -350,54 +299,19 @@ def test_headless_human_policy_is_refused_with_an_explanation(workspace):
 # ---- two clients, one desk: the socket the app serves, without the app -------------------
 
 
-@pytest.fixture
-def desk(workspace, tmp_path):
-    """`rdesk serve-socket` on the workspace, with a private runtime dir."""
-    runtime = short_runtime_dir()
-    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
-    proc = subprocess.Popen(
-        [RDESK, "serve-socket", "--workspace", str(workspace), "--policy", "agent"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
-    )
-    socket_path = Path(proc.stdout.readline().strip())
-    assert socket_path.exists(), proc.stderr.read()
-    yield {"env": env, "socket": socket_path, "proc": proc}
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=20)
-
-
-def short_runtime_dir() -> Path:
-    """A private runtime dir with a short path: a Unix socket path must fit in 107 bytes, and
-    pytest's tmp_path (/tmp/pytest-of-USER/pytest-N/<test name>/) can exceed that."""
-    runtime = Path(tempfile.mkdtemp(prefix="rd-run-"))
-    runtime.chmod(0o700)
-    return runtime
-
-
-def joined(ws: Path) -> list[str]:
-    return ["mcp", "--workspace", str(ws)]
-
-
-def test_the_socket_is_private(desk):
-    sock = desk["socket"]
+def test_the_socket_is_private(agent_desk):
+    sock = agent_desk.socket
     assert (sock.stat().st_mode & 0o777) == 0o600
     assert (sock.parent.stat().st_mode & 0o777) == 0o700
 
 
-async def test_two_clients_share_one_stack_lifo_with_expected_id(workspace, desk):
+async def test_two_clients_share_one_stack_lifo_with_expected_id(workspace, agent_desk):
     (workspace / "IMG_1.JPG").write_text("x")
-    env = desk["env"]
+    env = agent_desk.env
     async with client(joined(workspace), "agent-one", env) as (one, one_notes, _):
         async with client(joined(workspace), "agent-two", env) as (two, two_notes, _):
             first = await one.call_tool("ast_edit", EDIT)
             assert text_of(first).rstrip().endswith(REMINDER)
-            # The other client learns that `resolve` is now offered.
-            await two_notes.wait_for(types.ToolListChangedNotification)
-            assert "resolve" in await tool_names(two)
 
             second = await two.call_tool(
                 "batch_rename_preview", {"files": ["*.JPG"], "find": "^IMG_(\\d)\\.JPG$", "replace": "photo-$1.jpg"}
@@ -421,16 +335,17 @@ async def test_two_clients_share_one_stack_lifo_with_expected_id(workspace, desk
             below = await two.call_tool("resolve", {"action": "apply", "reason": "ok"})
             assert below.is_error is False, text_of(below)
             assert below.structured_content["source_tool_name"] == "ast_edit"
-            assert (workspace / "a.ts").read_text() == "logger.debug(1);\nlogger.debug(2);\n"
+            assert (workspace / "a.ts").read_text() == EDITED
             assert (workspace / "IMG_1.JPG").exists()
+            await one.send_ping()
+            await two.send_ping()
+            assert one_notes.count(types.ToolListChangedNotification) == 0
+            assert two_notes.count(types.ToolListChangedNotification) == 0
 
-            await one_notes.wait_for(types.ToolListChangedNotification, 2)
-            assert "resolve" not in await tool_names(one)
 
-
-def test_the_bridge_refuses_a_line_over_the_limit_and_keeps_serving(workspace, desk):
+def test_the_bridge_refuses_a_line_over_the_limit_and_keeps_serving(workspace, agent_desk):
     """The limit is checked in `rdesk mcp` itself: the line never reaches the desk."""
-    env = {**desk["env"], "RESOLVE_DESK_MCP_MAX_LINE_BYTES": "4096"}
+    env = {**agent_desk.env, "RESOLVE_DESK_MCP_MAX_LINE_BYTES": "4096"}
     raw = Raw(joined(workspace), env)
     try:
         assert_a_long_line_is_refused_and_the_next_is_served(raw, 4096)
@@ -438,12 +353,11 @@ def test_the_bridge_refuses_a_line_over_the_limit_and_keeps_serving(workspace, d
         assert raw.close() == 0
 
 
-async def test_a_closed_desk_says_how_to_reopen_it(workspace, desk):
-    async with client(joined(workspace), "agent-one", desk["env"]) as (session, _, _init):
+async def test_a_closed_desk_says_how_to_reopen_it(workspace, agent_desk):
+    async with client(joined(workspace), "agent-one", agent_desk.env) as (session, _, _init):
         await session.send_ping()
-        desk["proc"].send_signal(signal.SIGTERM)
-        assert desk["proc"].wait(timeout=20) == 0
-        assert not desk["socket"].exists(), "the socket is removed on close"
+        assert agent_desk.stop() == 0
+        assert not agent_desk.socket.exists(), "the socket is removed on close"
         result = await session.call_tool("ast_edit", EDIT)
         assert result.is_error is True
         assert f"resolve-desk {workspace}" in text_of(result), text_of(result)
@@ -476,37 +390,9 @@ def test_mcp_starts_the_desk_when_none_is_open(workspace, tmp_path):
 # ---- human policy: the agent proposes, the person decides ---------------------------------
 
 
-@pytest.fixture
-def human_desk(workspace, tmp_path):
-    """`rdesk serve-socket --policy human`; its stdin stands in for the window's buttons."""
-    runtime = short_runtime_dir()
-    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
-    proc = subprocess.Popen(
-        [RDESK, "serve-socket", "--workspace", str(workspace), "--policy", "human"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
-    )
-    assert Path(proc.stdout.readline().strip()).exists(), proc.stderr.read()
-
-    async def person(obj) -> dict:
-        """Sends one line to the stand-in window and waits (off the event loop) for its answer."""
-        proc.stdin.write(json.dumps(obj) + "\n")
-        proc.stdin.flush()
-        line = await anyio.to_thread.run_sync(proc.stdout.readline)
-        assert line, proc.stderr.read()
-        return json.loads(line)
-
-    yield {"env": env, "person": person}
-    proc.send_signal(signal.SIGTERM)
-    proc.wait(timeout=20)
-
-
 async def test_under_human_policy_resolve_waits_and_returns_the_persons_decision(workspace, human_desk):
-    person = human_desk["person"]
-    async with client(joined(workspace), "agent-one", human_desk["env"]) as (session, _, _init):
+    person = human_desk.person
+    async with client(joined(workspace), "agent-one", human_desk.env) as (session, _, _init):
         await session.call_tool("ast_edit", EDIT)
         answer: dict = {}
 
@@ -527,19 +413,20 @@ async def test_under_human_policy_resolve_waits_and_returns_the_persons_decision
         assert result.is_error is False, text_of(result)
         assert "Decided by the person: applied. Reason: looks right" in text_of(result)
         assert result.structured_content["decided_by"] == "person"
-        assert (workspace / "a.ts").read_text() == "logger.debug(1);\nlogger.debug(2);\n"
+        assert (workspace / "a.ts").read_text() == EDITED
 
 
 async def test_a_cancelled_resolve_leaves_the_action_pending(workspace, human_desk):
-    person = human_desk["person"]
-    async with client(joined(workspace), "agent-one", human_desk["env"]) as (session, _, _init):
+    person = human_desk.person
+    async with client(joined(workspace), "agent-one", human_desk.env) as (session, _, _init):
         await session.call_tool("ast_edit", EDIT)
         async with anyio.create_task_group() as tg:
             tg.start_soon(session.call_tool, "resolve", {"action": "apply", "reason": "go"})
             await person({"wait_for_proposal": True})
             tg.cancel_scope.cancel()  # the SDK sends notifications/cancelled
-        await session.send_ping()
-        assert "resolve" in await tool_names(session), "still pending"
+        # The desk saw the cancel: the proposal stays, no longer waiting.
+        proposal = await human_desk.proposal(waiting=False)
+        assert proposal["reason"] == "go"
         assert (workspace / "a.ts").read_text() == SOURCE
         # The person can still decide it: it was never applied nor lost.
         discarded = await person({"tool": "resolve", "params": {"action": "discard", "reason": "not now"}})
@@ -619,3 +506,35 @@ async def test_an_external_tool_is_announced_as_a_program_that_may_change_anythi
         assert greet.annotations.open_world_hint is True
         assert "Writes nothing" not in greet.description, greet.description
         assert tools["ast_edit"].annotations.read_only_hint is True
+
+
+async def test_a_tool_added_at_runtime_is_announced_in_the_next_result_to_a_client_that_never_relists(
+    workspace, tmp_path
+):
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    nothing = {"ops": [{"pat": "no_such_call($A)", "out": "x"}], "lang": "ts"}
+    async with client(headless(workspace), env=env) as (session, notes, _init):
+        assert "greet" not in await tool_names(session)  # the only tools/list it sends
+        tool = tmp_path / "config" / "resolve-desk" / "tools" / "greet"
+        tool.mkdir(parents=True)
+        (tool / "tool.py").write_text(GREET_TOOL)
+        manifest = {
+            "name": "greet", "label": "Greet", "description": "Greets after review.",
+            "parameters": {"type": "object", "properties": {"who": {"type": "string"}}, "required": ["who"]},
+            "command": sys.executable, "args": [str(PYTHON_SDK), "tool.py"],
+        }
+        (tool / "tool.json").write_text(json.dumps(manifest))
+        # Each load is a list_changed this client ignores; its next call's text says what changed.
+        announced = None
+        with anyio.fail_after(20):
+            while announced is None:
+                await notes.wait_for(types.ToolListChangedNotification, notes.count(types.ToolListChangedNotification) + 1)
+                texts = [c.text for c in (await session.call_tool("ast_edit", nothing)).content if c.type == "text"]
+                assert texts[0] == "No replacements made", texts
+                announced = next((t for t in texts[1:] if "`greet`" in t), None)
+        assert announced.startswith("The desk's tools changed since your tool list was read."), announced
+        assert "`greet`: Greets after review." in announced and '"who"' in announced, announced
+        quiet = await session.call_tool("ast_edit", nothing)
+        assert text_of(quiet) == "No replacements made", "announced once"
+        result = await session.call_tool("greet", {"who": "Ada"})
+        assert text_of(result).startswith("previewed a greeting"), text_of(result)
