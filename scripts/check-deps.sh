@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Fails when an engine, protocol, agent, cli or tool crate depends on tauri (directly or not).
-# Only the root package (the desktop app, src-tauri/) may.
+# Fails when a crate imports what ARCHITECTURE.md says it never imports: crate level with
+# cargo tree (only the root package, the desktop app, may depend on tauri), file level with grep.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for pkg in resolve-engine resolve-protocol resolve-agent resolve-cli resolve-journal resolve-mcp resolve-watch resolve-external resolve-tool-ast-edit resolve-tool-batch-rename resolve-scenarios; do
+for pkg in resolve-engine resolve-desk-core resolve-protocol resolve-agent resolve-cli resolve-journal resolve-mcp resolve-watch resolve-external resolve-tool-ast-edit resolve-tool-batch-rename resolve-scenarios; do
   if cargo tree -p "$pkg" -e normal,build --prefix none 2>/dev/null | grep -qE '^(tauri|wry|webkit2gtk)[ -]'; then
     echo "check-deps: $pkg depends on tauri/wry/webkit; only the desktop app may" >&2
     status=1
@@ -15,5 +15,22 @@ if cargo tree -p resolve-engine -e normal --prefix none | grep -qE '^resolve-too
   echo "check-deps: resolve-engine depends on a tool crate" >&2
   status=1
 fi
-[ $status -eq 0 ] && echo "check-deps: ok (no engine/tool crate depends on tauri)"
+# File-level rules (ARCHITECTURE.md's "never imports" column), so the map cannot drift.
+never() {  # never WHAT PATTERN PATH...: fails when a file under PATH names PATTERN
+  local what=$1 pattern=$2; shift 2
+  local hits
+  hits=$(grep -rnE --include='*.rs' --include='*.ts' --include='*.svelte' "$pattern" "$@" 2>/dev/null | grep -vE '^[^:]+:[0-9]+:\s*(//|\*)' || true)
+  if [ -n "$hits" ]; then
+    echo "check-deps: $what:" >&2
+    echo "$hits" >&2
+    status=1
+  fi
+}
+never "the change set never names the session, the stack or resolve (it writes files, nothing more)" \
+  'crate::(session|pending|resolve|registry|waits|stored|staleness|custom)\b' crates/engine/src/changeset
+never "nothing below the shell uses tauri" '(^|[^a-z_])(use tauri|tauri::)' crates tools tests/tests
+never "the desk never uses a front end (mcp, cli)" 'resolve_(mcp|cli)::' crates/desk/src
+never "the journal, watcher, external tools and agent never use the desk" 'resolve_desk_core::' crates/journal crates/watch crates/external crates/agent crates/mcp
+never "only ui/src/ipc talks to Tauri" "@tauri-apps/" $(find ui/src -path ui/src/ipc -prune -o -type f -print)
+[ $status -eq 0 ] && echo "check-deps: ok (crate and file boundaries as ARCHITECTURE.md says)"
 exit $status

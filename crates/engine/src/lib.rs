@@ -56,6 +56,7 @@ pub mod staleness;
 pub mod stored;
 pub mod tool;
 pub mod undo;
+pub mod vocab;
 pub mod waits;
 pub mod workspace;
 

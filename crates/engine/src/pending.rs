@@ -19,9 +19,8 @@ use tokio::sync::broadcast;
 
 use crate::changeset::{ChangeCounts, ChangeSet};
 use crate::limits::PendingLimits;
-use crate::resolve::ResolveAction;
-use crate::session::ToolCall;
 use crate::tool::{ToolError, ToolResult};
+use crate::vocab::{ResolveAction, ToolCall};
 
 pub type ActionId = String;
 

@@ -21,27 +21,7 @@ use crate::workspace::Workspace;
 
 pub const RESOLVE_TOOL_NAME: &str = "resolve";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ResolveAction {
-    Apply,
-    Discard,
-    /// An applied change set reverted from the history (`Session::undo`), never a `resolve`.
-    Undo,
-    /// An undo reverted (`Session::undo` with the undo's own record).
-    Redo,
-}
-
-impl ResolveAction {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ResolveAction::Apply => "apply",
-            ResolveAction::Discard => "discard",
-            ResolveAction::Undo => "undo",
-            ResolveAction::Redo => "redo",
-        }
-    }
-}
+pub use crate::vocab::ResolveAction;
 
 /// The details of every resolve result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

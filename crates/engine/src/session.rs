@@ -36,52 +36,7 @@ const WAIT_HEARTBEAT: Duration = Duration::from_secs(10);
 /// Queued for the model after each push during an agent turn (SPEC §7).
 pub const PREVIEW_REMINDER: &str = "This is a preview. Call the resolve tool to apply or discard these changes.";
 
-/// A tool call as made: name and parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCall {
-    pub tool: String,
-    pub params: Value,
-}
-
-/// Who made a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Actor {
-    Agent,
-    Person,
-    Script,
-}
-
-/// Who decides pending actions. Enforced by [`Session::call`] for every caller: under
-/// `Human`, an agent's `resolve` proposes and waits for a person (or a script) to decide.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ResolvePolicy {
-    /// The agent waits while the stack is non-empty; a person applies or discards.
-    Human,
-    /// The model's own `resolve` call decides.
-    Agent,
-}
-
-impl ResolvePolicy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ResolvePolicy::Human => "human",
-            ResolvePolicy::Agent => "agent",
-        }
-    }
-}
-
-/// What the next model request must do about tools.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ToolChoice {
-    Auto,
-    /// Named tool choice: the model must call this tool.
-    Forced {
-        tool: String,
-    },
-}
+pub use crate::vocab::{Actor, ResolvePolicy, ToolCall, ToolChoice};
 
 /// One call and its result.
 #[derive(Debug, Clone, Serialize)]

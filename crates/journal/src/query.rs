@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use resolve_engine::{HistoryEntry, ResolveAction};
 
-use crate::{merge_page, Decision, Journal, JournalError, Recorded};
+use crate::model::merge_page;
+use crate::{Decision, Journal, JournalError, Recorded};
 
 /// What became of an action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -150,12 +151,12 @@ impl Journal {
         page_args.push(SqlValue::Integer(offset.min(i64::MAX as usize) as i64));
         let mut stmt = conn.prepare(&format!(
             "SELECT {} FROM decisions WHERE {cond} ORDER BY at_ms DESC, id DESC LIMIT ? OFFSET ?",
-            crate::DECISION_COLUMNS
+            crate::model::DECISION_COLUMNS
         ))?;
-        let rows = stmt.query_map(rusqlite::params_from_iter(page_args.iter()), crate::decision_row)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(page_args.iter()), crate::model::decision_row)?;
         let mut decisions: Vec<Decision> = Vec::new();
         for row in rows {
-            decisions.push(crate::decode(row?)?);
+            decisions.push(crate::model::decode(row?)?);
         }
         drop(stmt);
         drop(conn);
@@ -228,7 +229,7 @@ impl ExportRow {
                 (false, ResolveAction::Redo) => "redone",
                 (is_error, action) => Outcome::of(action, is_error).as_str(),
             },
-            decided_by: crate::actor_name(h.actor),
+            decided_by: crate::model::actor_name(h.actor),
             client: h.client.clone().unwrap_or_default(),
             label: h.details.label.clone(),
             tool: h.details.source_tool_name.clone(),

@@ -21,7 +21,7 @@ use super::lock::WorkspaceLock;
 pub use super::record_check::{Refusal, RefusalReason, MAX_RECORD_BYTES};
 use super::rollback::{self, Care};
 
-use crate::session::Actor;
+use crate::vocab::Actor;
 use crate::workspace::Workspace;
 
 /// What was being applied (written into the intent record, so a recovery can say it).
