@@ -42,6 +42,8 @@ install_npm tests/e2e
 # TypeScript example (crates/external's tests run both).
 install_npm tools/sdk/node
 install_npm examples/tools
+# The MCP tests' other client: the official MCP SDK for TypeScript (crates/cli/tests/mcp_ts.rs).
+install_npm crates/mcp/tests/ts
 
 # The MCP tests' client: the official MCP SDK for Python, in a venv at .venv (pinned versions).
 PY_REQS=crates/mcp/tests/python/requirements.txt
