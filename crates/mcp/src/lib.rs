@@ -25,7 +25,10 @@
 //!   `resolve` waits for the person at most the connection's bound (`initialize`'s
 //!   [`RESOLVE_WAIT_META`], else the session's), then says they have not decided yet; a
 //!   decision made while the client was not waiting comes with its next call (the engine's
-//!   mailbox, `resolve_engine::waits`).
+//!   mailbox, `resolve_engine::waits`). A client that declares the tasks extension
+//!   (`io.modelcontextprotocol/tasks`) gets that `resolve` as a task instead (`tasks`): a task
+//!   at once, `tasks/get` `working` with "waiting for the person's review of …", the decision
+//!   as its result, no bound.
 //! - cancellation (`notifications/cancelled`) cancels the call's token; progress reported by
 //!   a tool (e.g. a `resolve` waiting for the person) becomes `notifications/progress` when
 //!   the request carried a `progressToken`, at most one per [`PROGRESS_EVERY`] (the latest
@@ -45,6 +48,7 @@ mod lines;
 mod progress;
 mod server;
 mod socket;
+mod tasks;
 
 pub use bridge::{bridge, bridge_stream, closed_desk_message, BridgeError};
 pub use lines::{max_line_bytes, DEFAULT_MAX_LINE_BYTES, MAX_LINE_BYTES_VAR};

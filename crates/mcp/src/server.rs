@@ -10,9 +10,10 @@ use resolve_engine::{
     RESOLVE_TOOL_NAME,
 };
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeRequestParams,
-    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams, ProgressToken, ProtocolVersion,
-    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, GetTaskParams,
+    GetTaskResult, Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
@@ -22,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::lines;
 use crate::progress::ProgressRelay;
+use crate::tasks::ResolveTasks;
 
 /// Why a connection could not be served.
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +56,8 @@ pub struct DeskServer {
     /// result last announced. A tool loaded or unloaded since is announced in the text of
     /// the client's next tool result, for clients that never read the list again.
     known: Arc<Mutex<Option<BTreeSet<String>>>>,
+    /// `resolve` calls served as MCP tasks (clients that declare the tasks extension).
+    tasks: ResolveTasks,
 }
 
 fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -67,6 +71,7 @@ impl DeskServer {
             client: Arc::new(Mutex::new(None)),
             wait: Arc::new(Mutex::new(WaitBound::SessionDefault)),
             known: Arc::new(Mutex::new(None)),
+            tasks: ResolveTasks::new(),
         }
     }
 
@@ -186,8 +191,20 @@ impl DeskServer {
         cancel: CancellationToken,
         progress: Option<ProgressSink>,
     ) -> CallToolResult {
-        let session = &self.session;
         let wait = *locked(&self.wait);
+        self.call_waiting(name, args, cancel, progress, wait).await
+    }
+
+    /// [`call`](Self::call) with `wait` as the bound on a `resolve` that waits for the person.
+    async fn call_waiting(
+        &self,
+        name: &str,
+        args: Value,
+        cancel: CancellationToken,
+        progress: Option<ProgressSink>,
+        wait: WaitBound,
+    ) -> CallToolResult {
+        let session = &self.session;
         let mut ctx = ToolContext::new(session.new_call_id()).with_cancel(cancel).with_wait(wait);
         if let Some(client) = self.client_name() {
             ctx = ctx.with_client(client);
@@ -265,9 +282,11 @@ they have not decided yet, call `resolve` again. A decision made while you were 
 
 impl ServerHandler for DeskServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
-            .with_server_info(Implementation::new("resolve-desk", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+        ServerConfig::new(
+            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_tasks().build(),
+        )
+        .with_server_info(Implementation::new("resolve-desk", env!("CARGO_PKG_VERSION")))
+        .with_instructions(INSTRUCTIONS)
     }
 
     /// The handshake-era revisions (initialize, ping, list_changed notifications on the
@@ -321,6 +340,22 @@ impl ServerHandler for DeskServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = Value::Object(request.arguments.unwrap_or_default());
+        // Under `human`, a client with the tasks extension gets its `resolve` as a task: no
+        // request held open while the person reads, no bound on the wait.
+        let waits_for_person = request.name == RESOLVE_TOOL_NAME && self.session.policy() == ResolvePolicy::Human;
+        if waits_for_person && context.client_capabilities().is_some_and(|c| c.supports_tasks()) {
+            if let Some(top) = self.session.store().peek() {
+                let status = format!(
+                    "waiting for the person's review of {} (\"{}\") in the Resolve Desk window",
+                    top.id, top.label
+                );
+                let server = self.clone();
+                let task = self.tasks.spawn(status, move |cancel| async move {
+                    server.call_waiting(RESOLVE_TOOL_NAME, args, cancel, None, WaitBound::Unbounded).await
+                });
+                return Ok(CallToolResponse::Task(task));
+            }
+        }
         let progress = Self::progress_relay(&context);
         let result =
             self.call(&request.name, args, context.ct.clone(), progress.as_ref().map(ProgressRelay::sink)).await;
@@ -329,6 +364,31 @@ impl ServerHandler for DeskServer {
             progress.finish().await;
         }
         Ok(result.into())
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        Ok(GetTaskResult::new(self.tasks.get(&request.task_id)?))
+    }
+
+    /// A `resolve` task never asks the client for input: nothing to update.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.tasks.get(&request.task_id).map(|_| ())
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.tasks.cancel(&request.task_id)
     }
 }
 
@@ -355,6 +415,7 @@ where
 {
     let (rx, tx, pump) = lines::checked(reader, writer, lines::max_line_bytes());
     let server = DeskServer::new(session.clone());
+    let tasks = server.tasks.clone();
     let running = match server.serve_with_ct((rx, tx), shutdown.clone()).await {
         Ok(r) => r,
         Err(e) => {
@@ -375,6 +436,8 @@ where
     });
     let outcome = running.waiting().await;
     watcher.abort();
+    // A task's wait ends with the connection (nothing applied; a later decision is kept).
+    tasks.close();
     // Let the output pump flush what the service wrote last.
     let _ = pump.await;
     outcome.map(|_| ()).map_err(|e| ServeError::Join(e.to_string()))
