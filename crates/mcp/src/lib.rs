@@ -29,6 +29,9 @@
 //!   (`io.modelcontextprotocol/tasks`) gets that `resolve` as a task instead (`tasks`): a task
 //!   at once, `tasks/get` `working` with "waiting for the person's review of …", the decision
 //!   as its result, no bound.
+//! - resources: each pending action is `resolve-desk://pending/<id>` (its label, status, who
+//!   pushed it, an agent's proposal and its unified diff, windowed), with
+//!   `notifications/resources/updated` for subscribers and `list_changed` on push and pop.
 //! - cancellation (`notifications/cancelled`) cancels the call's token; progress reported by
 //!   a tool (e.g. a `resolve` waiting for the person) becomes `notifications/progress` when
 //!   the request carried a `progressToken`, at most one per [`PROGRESS_EVERY`] (the latest
@@ -46,6 +49,7 @@
 mod bridge;
 mod lines;
 mod progress;
+mod resources;
 mod server;
 mod socket;
 mod tasks;
@@ -53,6 +57,7 @@ mod tasks;
 pub use bridge::{bridge, bridge_stream, closed_desk_message, BridgeError};
 pub use lines::{max_line_bytes, DEFAULT_MAX_LINE_BYTES, MAX_LINE_BYTES_VAR};
 pub use progress::PROGRESS_EVERY;
+pub use resources::{DIFF_WINDOW_BYTES, PENDING_URI_PREFIX};
 pub use server::{serve, serve_until, DeskServer, ServeError, MAX_RESOLVE_WAIT_SECS, RESOLVE_WAIT_META};
 pub use socket::{
     check_socket_path, connect_checked, listen, runtime_dir, socket_path, socket_path_in, SocketError, SocketServer,

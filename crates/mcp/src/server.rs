@@ -11,18 +11,21 @@ use resolve_engine::{
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, GetTaskParams,
-    GetTaskResult, Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult,
-    PaginatedRequestParams, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
-    UpdateTaskParams,
+    GetTaskResult, Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProgressToken, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    Tool, ToolAnnotations, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
 use crate::lines;
 use crate::progress::ProgressRelay;
+use crate::resources::{self, Subscriptions};
 use crate::tasks::ResolveTasks;
 
 /// Why a connection could not be served.
@@ -58,6 +61,8 @@ pub struct DeskServer {
     known: Arc<Mutex<Option<BTreeSet<String>>>>,
     /// `resolve` calls served as MCP tasks (clients that declare the tasks extension).
     tasks: ResolveTasks,
+    /// The pending actions' resources this client subscribed to.
+    subscribed: Subscriptions,
 }
 
 fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -72,6 +77,7 @@ impl DeskServer {
             wait: Arc::new(Mutex::new(WaitBound::SessionDefault)),
             known: Arc::new(Mutex::new(None)),
             tasks: ResolveTasks::new(),
+            subscribed: Subscriptions::default(),
         }
     }
 
@@ -282,11 +288,17 @@ they have not decided yet, call `resolve` again. A decision made while you were 
 
 impl ServerHandler for DeskServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_tasks().build(),
-        )
-        .with_server_info(Implementation::new("resolve-desk", env!("CARGO_PKG_VERSION")))
-        .with_instructions(INSTRUCTIONS)
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_resources_list_changed()
+            .enable_tasks()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("resolve-desk", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
     }
 
     /// The handshake-era revisions (initialize, ping, list_changed notifications on the
@@ -366,6 +378,40 @@ impl ServerHandler for DeskServer {
         Ok(result.into())
     }
 
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(resources::list(&self.session)))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        resources::read(&self.session, &request.uri).map(ReadResourceResponse::Complete)
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscribed.add(request.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscribed.remove(&request.uri);
+        Ok(())
+    }
+
     async fn get_task(
         &self,
         request: GetTaskParams,
@@ -416,6 +462,8 @@ where
     let (rx, tx, pump) = lines::checked(reader, writer, lines::max_line_bytes());
     let server = DeskServer::new(session.clone());
     let tasks = server.tasks.clone();
+    let subscribed = server.subscribed.clone();
+    let mut events = session.store().subscribe();
     let running = match server.serve_with_ct((rx, tx), shutdown.clone()).await {
         Ok(r) => r,
         Err(e) => {
@@ -427,9 +475,29 @@ where
     // listed whatever the stack holds, so pushes and decisions do not).
     let peer = running.peer().clone();
     let mut tools_changed = session.subscribe_tools();
+    // Pending actions are resources: pushes and pops change their list, a subscribed one's
+    // status, proposal or decision updates it.
     let watcher = tokio::spawn(async move {
-        while tools_changed.changed().await.is_ok() {
-            if peer.notify_tool_list_changed().await.is_err() {
+        loop {
+            let (list_changed, updated) = tokio::select! {
+                changed = tools_changed.changed() => {
+                    if changed.is_err() || peer.notify_tool_list_changed().await.is_err() {
+                        break;
+                    }
+                    continue;
+                }
+                event = events.recv() => match event {
+                    Ok(e) => resources::on_change(&e.change, &subscribed),
+                    Err(RecvError::Lagged(_)) => resources::on_lag(&subscribed),
+                    Err(RecvError::Closed) => break,
+                },
+            };
+            for uri in updated {
+                if peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await.is_err() {
+                    return;
+                }
+            }
+            if list_changed && peer.notify_resource_list_changed().await.is_err() {
                 break;
             }
         }
