@@ -94,7 +94,12 @@ describe('agent settings (agent_settings.json)', () => {
     await user.clear(screen.getByTestId('settings-model'));
     await user.type(screen.getByTestId('settings-model'), 'qwen2.5-coder');
     await user.click(screen.getByTestId('settings-save'));
-    expect(onSave).toHaveBeenCalledWith({ baseUrl: settings.baseUrl, model: 'qwen2.5-coder', apiKeyEnv: 'OPENAI_API_KEY' });
+    expect(onSave).toHaveBeenCalledWith({
+      baseUrl: settings.baseUrl,
+      model: 'qwen2.5-coder',
+      apiKeyEnv: 'OPENAI_API_KEY',
+      resolveWaitSecs: settings.resolveWaitSecs,
+    });
   });
 });
 
