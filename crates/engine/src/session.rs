@@ -629,7 +629,7 @@ impl Session {
                 }
             }
         };
-        if relayed.call_id.is_empty() {
+        if !relayed.is_decision() {
             // "Not now": answered without a decision.
             self.mark_not_waiting(&top.id, &ctx.call_id);
             return Ok((relayed.result, None));

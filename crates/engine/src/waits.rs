@@ -34,6 +34,18 @@ pub(crate) struct Relayed {
     pub actor: Option<crate::session::Actor>,
 }
 
+impl Relayed {
+    /// "Not now": the wait ends with `result` and no decision (no deciding call).
+    fn snoozed(result: &ToolResult) -> Relayed {
+        Relayed { result: result.clone(), call_id: String::new(), actor: None }
+    }
+
+    /// Whether a call decided (not a "Not now").
+    pub(crate) fn is_decision(&self) -> bool {
+        !self.call_id.is_empty()
+    }
+}
+
 /// How long an agent's `resolve` waits for the person before it returns "not decided yet"
 /// (below the 60 s request time-out common to MCP clients).
 pub const DEFAULT_RESOLVE_WAIT: Duration = Duration::from_secs(45);
@@ -223,8 +235,7 @@ impl Waits {
         let mut n = 0;
         for w in inner.live.iter_mut().filter(|w| w.action_id == action_id) {
             if let Some(slot) = w.slot.take() {
-                let snoozed = Relayed { result: result.clone(), call_id: String::new(), actor: None };
-                if slot.send(snoozed).is_ok() {
+                if slot.send(Relayed::snoozed(result)).is_ok() {
                     n += 1;
                 }
             }
