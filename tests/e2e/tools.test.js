@@ -73,8 +73,10 @@ test("a folder's own tool is listed with its command and runs nothing until the 
   await first.waitForDisplayed(WAIT);
   await first.setValue("photos/IMG_1.JPG");
   await browser.$('[data-testid="tool-run"]').click();
-  const error = await browser.$('[data-testid="tool-error"]');
+  // The refusal is the call's result (an error result, shown in red), not a failure of the dialog.
+  const error = await browser.$('[data-testid="tool-result"]');
   await error.waitForDisplayed(WAIT);
+  assert.match(await error.getAttribute("class"), /\berror\b/);
   assert.match(await error.getText(), /nothing was run/);
   assert.match(await error.getText(), /rdesk trust/);
   assert.equal(await browser.$('[data-testid="queue-card"]').isExisting(), false, "nothing was pushed");
