@@ -24,6 +24,7 @@ fn main() {
         "list_notices",
         "dismiss_notice",
         "notice_action",
+        "snooze_action",
         "discard_all",
         "confirm_close",
         "search_history",

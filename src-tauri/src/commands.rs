@@ -358,6 +358,18 @@ pub async fn notice_action(
     }
 }
 
+/// "Not now" on an action an agent waits on (`Session::snooze`): the waiting agents are told
+/// the person will review it later and nothing was applied; the action stays pending. How many
+/// waits were answered (0: nobody waited any more).
+#[tauri::command]
+pub async fn snooze_action(state: State<'_, AppState>, action_id: String) -> Result<u32> {
+    let (session, _) = state.session().await;
+    if session.store().get(&action_id).is_none() {
+        return Err(unknown_action(&action_id));
+    }
+    Ok(u32::try_from(session.snooze(&action_id)).unwrap_or(u32::MAX))
+}
+
 fn sentence(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {

@@ -69,6 +69,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
         commands::list_notices,
         commands::dismiss_notice,
         commands::notice_action,
+        commands::snooze_action,
         commands::discard_all,
         commands::confirm_close,
         commands::search_history,

@@ -543,6 +543,38 @@ fn an_agent_turn_previews_waits_for_the_person_and_the_model_gets_the_decision()
 }
 
 #[test]
+fn not_now_answers_the_waiting_agent_and_keeps_the_action_pending() {
+    let app = start_empty();
+    let llm = fake(vec![
+        edit_call(),
+        FakeReply::tool_calls(None, &[("call_2", "resolve", json!({"action": "apply", "reason": "tests pass"}))]),
+        FakeReply::text("I will wait for the person's review."),
+    ]);
+    use_provider(&app, &llm.base_url());
+    invoke(&app, "start_agent_turn", json!({"prompt": "use logger.debug"})).unwrap();
+    let top = wait_for("the agent waiting on the top action", || {
+        let q = invoke(&app, "list_actions", json!({})).unwrap();
+        let top = q["actions"][0].clone();
+        (top["proposal"]["waiting"] == true).then_some(top)
+    });
+    let id = top["id"].as_str().unwrap().to_string();
+    let answered = invoke(&app, "snooze_action", json!({"actionId": id})).unwrap();
+    assert_eq!(answered, 1, "one agent was waiting");
+    let events = finished_turn(&app, 1);
+    let resolved = events.iter().find(|e| e["kind"] == "toolResult" && e["tool"] == "resolve").unwrap();
+    let text = resolved["text"].as_str().unwrap();
+    assert!(text.contains("will review") && text.contains("nothing was applied"), "the agent hears Not now: {text}");
+    let q = invoke(&app, "list_actions", json!({})).unwrap();
+    assert_eq!(q["actions"][0]["id"], json!(id), "the action stays pending: {q}");
+    assert_eq!(q["actions"][0]["proposal"]["waiting"], false, "nobody waits now: {q}");
+    assert!(fs::read_to_string(app.ws.path().join("src/a.ts")).unwrap().contains("console.log"), "nothing written");
+    assert_eq!(invoke(&app, "list_history", json!({})).unwrap(), json!([]), "Not now decides nothing");
+    assert_eq!(invoke(&app, "snooze_action", json!({"actionId": id})).unwrap(), 0, "nobody left to answer");
+    let err = invoke(&app, "snooze_action", json!({"actionId": "pa-nope-1"})).unwrap_err();
+    assert_eq!(err["code"], "unknownAction", "{err}");
+}
+
+#[test]
 fn stop_cancels_a_streaming_turn() {
     let app = start_empty();
     let llm = fake(vec![FakeReply::text_then_hang("Thinking")]);

@@ -61,6 +61,10 @@ pub mod commands {
     /// `{ noticeId, actionId }`: the person clicked a banner's button
     /// ([`crate::NoticeAction`]); returns the banners to show now.
     pub const NOTICE_ACTION: &str = "notice_action";
+    /// `{ actionId } -> number`: "Not now" on an action an agent waits on: every waiting agent
+    /// is told the person will review it later and nothing was applied; the action stays
+    /// pending. Returns how many waits were answered (0: nobody waited any more).
+    pub const SNOOZE_ACTION: &str = "snooze_action";
     /// `{ reason }`: the person discards every pending action, top first, with `reason`
     /// (verbatim; a blank one is refused); returns each discard's text.
     pub const DISCARD_ALL: &str = "discard_all";

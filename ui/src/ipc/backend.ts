@@ -112,6 +112,12 @@ export interface Backend {
   dismissNotice(id: string): Promise<Notice[]>;
   /** A banner's button was clicked (e.g. "Trust this folder's tools", "Not now"); the banners to show now. Rejects with the backend's reason (e.g. the tools changed since they were shown). */
   noticeAction(noticeId: string, actionId: string): Promise<Notice[]>;
+  /**
+   * "Not now" on an action an agent waits on: the waiting agents are told the person will
+   * review it later and nothing was applied; the action stays pending. How many waits were
+   * answered (0: nobody waited any more). Rejects with `unknownAction` when it left the stack.
+   */
+  snoozeAction(actionId: string): Promise<number>;
   /** The whole list, whenever it changes. */
   onNoticesChanged(handler: (notices: Notice[]) => void): Promise<Unsubscribe>;
 

@@ -160,6 +160,7 @@ export function createTauriBackend(): Backend {
     listNotices: () => call<Notice[]>('list_notices'),
     dismissNotice: (id) => call<Notice[]>('dismiss_notice', { id }),
     noticeAction: (noticeId, actionId) => call<Notice[]>('notice_action', { noticeId, actionId }),
+    snoozeAction: (actionId) => call<number>('snooze_action', { actionId }),
     async onNoticesChanged(handler: (n: Notice[]) => void): Promise<Unsubscribe> {
       return on<Notice[]>(EVENT_NOTICES, handler);
     },

@@ -218,6 +218,33 @@ export class Review {
     }
   }
 
+  /** "Not now" is being sent for the action shown. */
+  snoozeBusy = $state(false);
+
+  /**
+   * "Not now" on the action shown while an agent waits on it: the agent is told the person
+   * will review it later (nothing applied); the action stays pending, decided later as any other.
+   */
+  async snooze() {
+    const action = this.selected;
+    if (!action?.proposal?.waiting || this.snoozeBusy) return;
+    const who = action.proposal.client ?? 'The agent';
+    this.snoozeBusy = true;
+    try {
+      const answered = await this.backend.snoozeAction(action.id);
+      this.banner = answered > 0
+        ? { text: `${who} was told you will review this later; nothing was applied. It stays pending.`, isError: false }
+        : { text: `${who} was not waiting any more; nothing changed.`, isError: false };
+      this.announcer.say(this.banner.text);
+      await this.refreshQueue();
+    } catch (err) {
+      this.resolveError = message(err);
+      await this.refreshQueue();
+    } finally {
+      this.snoozeBusy = false;
+    }
+  }
+
   /** The history entry an undo or redo is running for (one at a time). */
   undoBusy: string | null = $state(null);
 

@@ -540,6 +540,24 @@ export class FakeBackend implements Backend {
     this.emitAgent(turn, { kind: 'turnDone', outcome, steps });
   }
 
+  /** "Not now": as the desk does, the waiting agent is answered and the proposal stays, not waiting. */
+  async snoozeAction(actionId: string): Promise<number> {
+    await this.delay();
+    const action = this.find(actionId).summary;
+    if (!action.proposal?.waiting) return 0;
+    action.proposal = { ...action.proposal, waiting: false };
+    const waiter = this.waiters.get(actionId);
+    this.waiters.delete(actionId);
+    waiter?.({
+      isError: false,
+      text: `The person will review ${actionId} ("${action.label}") later; nothing was applied or discarded.`,
+      details: null,
+      status: null,
+    });
+    this.bump();
+    return 1;
+  }
+
   private resolveResult(step: number, callId: string, o: ResolveOutcome, decidedBy: 'person' | 'agent', action: { badge: string | null; summary: string }): AgentEvent {
     const d = o.details;
     const text = decidedBy === 'person' && d ? `${o.text}\nDecided by the person: ${d.action === 'apply' ? 'applied' : 'discarded'}. Reason: ${d.reason}` : o.text;
