@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use resolve_engine::Session;
-use resolve_protocol::ipc::events::{QUEUE_CHANGED, TOOL_PROGRESS};
-use resolve_protocol::{EventBatch, QueueChanged, ShellEvent, ToolProgress};
+use resolve_protocol::ipc::events::{FOLDERS_CHANGED, QUEUE_CHANGED, TOOL_PROGRESS};
+use resolve_protocol::{EventBatch, FoldersChanged, QueueChanged, ShellEvent, ToolProgress};
 use tauri::async_runtime::JoinHandle;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::watch;
@@ -83,8 +83,15 @@ impl EventHub {
     }
 }
 
-/// Forwards every change of the session's store as `queue-changed`.
-pub fn forward_queue(session: Arc<Session>, emit: Emitter) -> JoinHandle<()> {
+/// Forwards every change of a folder's store: `queue-changed` while the window shows the
+/// folder (`shown`), and `folders-changed` (its pending count or agent-waiting mark may
+/// differ) always.
+pub fn forward_queue(
+    session: Arc<Session>,
+    emit: Emitter,
+    shown: Arc<std::sync::atomic::AtomicBool>,
+    root: String,
+) -> JoinHandle<()> {
     let store = session.store().clone();
     let mut rx = store.subscribe();
     tauri::async_runtime::spawn(async move {
@@ -95,7 +102,10 @@ pub fn forward_queue(session: Arc<Session>, emit: Emitter) -> JoinHandle<()> {
                 Err(RecvError::Lagged(_)) => store.revision(),
                 Err(RecvError::Closed) => break,
             };
-            emit(QUEUE_CHANGED, serde_json::to_value(QueueChanged { revision }).unwrap_or_default());
+            if shown.load(std::sync::atomic::Ordering::SeqCst) {
+                emit(QUEUE_CHANGED, serde_json::to_value(QueueChanged { revision }).unwrap_or_default());
+            }
+            emit(FOLDERS_CHANGED, serde_json::to_value(FoldersChanged { root: root.clone() }).unwrap_or_default());
             crate::memory::after_quiet_moment();
         }
     })

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Asks the app's window to close the way a window manager does (the title bar's close
 button, Alt+F4): an X11 ClientMessage WM_PROTOCOLS / WM_DELETE_WINDOW sent to every top-level
-window whose title is argv[1]. GTK turns it into a delete-event, Tauri into CloseRequested.
+window whose title is argv[1] (or argv[1] followed by " (…)", the pending count). GTK turns it into a delete-event, Tauri into CloseRequested.
 Xvfb runs no window manager, so the test plays its part. Exit 1 if no window has the title.
 
 Usage: wm-close.py TITLE   (DISPLAY must be set)
@@ -76,7 +76,9 @@ def main():
     delete = x.XInternAtom(d, b"WM_DELETE_WINDOW", 0)
     sent = 0
     for w in children(d, x.XDefaultRootWindow(d)):
-        if title(d, w) != want:
+        name = title(d, w)
+        # The title may carry the pending count: "Resolve Desk (3 pending)".
+        if name is None or not (name == want or name.startswith(want + " (")):
             continue
         ev = XEvent()
         ev.xclient.type = CLIENT_MESSAGE

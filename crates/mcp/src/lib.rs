@@ -45,8 +45,8 @@ pub use lines::{max_line_bytes, DEFAULT_MAX_LINE_BYTES, MAX_LINE_BYTES_VAR};
 pub use progress::PROGRESS_EVERY;
 pub use server::{serve, serve_until, DeskServer, ServeError};
 pub use socket::{
-    check_socket_path, connect_checked, listen, runtime_dir, socket_path, socket_path_in, SocketError, SocketServer,
-    MAX_SOCKET_PATH,
+    check_socket_path, connect_checked, ensure_private_dir, listen, peer_problem, runtime_dir, socket_path,
+    socket_path_in, SocketError, SocketServer, MAX_SOCKET_PATH,
 };
 
 /// Closes `session` for every client (`Session::close`): waiting resolves end with a

@@ -291,23 +291,34 @@ export class Review {
     }
   }
 
-  /** Opens another workspace; `onOpened` runs before the queue of the new session is read. */
+  /** Opens a folder beside the open ones and shows it; `onOpened` runs before its queue is read. */
   async openWorkspace(path: string, onOpened: () => void = () => {}) {
     try {
-      this.session = await this.backend.openWorkspace(path);
+      const session = await this.backend.openWorkspace(path);
       this.recent = await this.backend.recentWorkspaces();
-      this.select(null);
-      this.reasons = {};
-      this.newTopId = null;
-      // Another session's store counts its revisions afresh.
-      this.epoch++;
-      this.queueRevision = null;
-      this.historyRevision = null;
-      onOpened();
-      await this.refreshAll();
+      await this.show(session, onOpened);
     } catch (err) {
       this.banner = { text: `Could not open ${path}: ${message(err)}`, isError: true };
     }
+  }
+
+  /**
+   * Shows another folder's session (opened, picked in the folder tabs, or shown by the
+   * backend): nothing of the folder shown before is kept on screen, not even a typed reason.
+   */
+  async show(session: SessionInfo, onShown: () => void = () => {}) {
+    this.session = session;
+    this.select(null);
+    this.reasons = {};
+    this.newTopId = null;
+    this.actions = [];
+    this.queueLoading = true;
+    // Another session's store counts its revisions afresh.
+    this.epoch++;
+    this.queueRevision = null;
+    this.historyRevision = null;
+    onShown();
+    await this.refreshAll();
   }
 
   /** Asks the person for a folder; `null` when they cancel or the picker fails (banner). */
