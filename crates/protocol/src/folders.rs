@@ -62,3 +62,23 @@ pub struct InboxItem {
     /// in files and lines, when it was pushed).
     pub action: crate::ActionSummary,
 }
+
+/// What the desk does to reach the person: desktop notifications when an agent pushes or
+/// waits while the window is not focused, and a tray icon with the pending count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DeskSettings {
+    /// Desktop notifications (who, which folder, what; never file contents).
+    pub notifications: bool,
+    /// The tray (status) icon with the pending count, where the desktop has one.
+    pub tray: bool,
+}
+
+/// Payload of the `reveal-action` event: the person clicked a notification; the window shows
+/// this folder (already selected in the backend) with this action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RevealAction {
+    pub root: String,
+    pub action_id: String,
+}

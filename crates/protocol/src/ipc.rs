@@ -48,6 +48,10 @@ pub mod commands {
     pub const CLOSE_FOLDER: &str = "close_folder";
     /// `() -> InboxItem[]`: every open folder's pending actions, newest push first
     pub const LIST_INBOX: &str = "list_inbox";
+    /// `() -> DeskSettings`: notifications and the tray icon on or off
+    pub const GET_DESK_SETTINGS: &str = "get_desk_settings";
+    /// `{ settings: DeskSettings } -> DeskSettings`
+    pub const SAVE_DESK_SETTINGS: &str = "save_desk_settings";
     /// `() -> string[]`, most recent first
     pub const RECENT_WORKSPACES: &str = "recent_workspaces";
     /// `{ policy: "human" | "agent" } -> SessionInfo`; refused while actions are pending
@@ -131,6 +135,9 @@ pub mod events {
     /// stack changed; the UI reads `list_folders` (and, when its `active` is another folder
     /// than the one on screen, everything of that one).
     pub const FOLDERS_CHANGED: &str = "folders-changed";
+    /// Payload [`crate::RevealAction`]: a notification was clicked; the window shows that
+    /// folder (the backend selected it) with that action.
+    pub const REVEAL_ACTION: &str = "reveal-action";
 }
 
 /// One event for the page: its name (one of [`events`]) and payload.

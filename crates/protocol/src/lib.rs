@@ -59,7 +59,7 @@ pub use agent::{
     NewConversationOutcome, ResolvedInfo, TurnOutcome,
 };
 pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, FileTexts, Hunk, RenameRow, RenameStatus};
-pub use folders::{FolderInfo, FolderList, FoldersChanged, InboxItem};
+pub use folders::{DeskSettings, FolderInfo, FolderList, FoldersChanged, InboxItem, RevealAction};
 pub use hidden::{HiddenChar, HiddenKind, LineHidden};
 pub use ipc::{CloseRequested, EventBatch, IpcError, IpcErrorCode, QueueChanged, ShellEvent};
 pub use notice::{Notice, NoticeAction, NoticeLevel};

@@ -43,6 +43,8 @@ pub fn bindings() -> String {
     declaration::<FolderList>(&mut out);
     declaration::<FoldersChanged>(&mut out);
     declaration::<InboxItem>(&mut out);
+    declaration::<DeskSettings>(&mut out);
+    declaration::<RevealAction>(&mut out);
     declaration::<QueueSnapshot>(&mut out);
     declaration::<ActionSummary>(&mut out);
     declaration::<ActionStatus>(&mut out);
