@@ -17,6 +17,8 @@ fn main() {
         "select_folder",
         "close_folder",
         "list_inbox",
+        "get_desk_settings",
+        "save_desk_settings",
         "recent_workspaces",
         "set_policy",
         "start_agent_turn",

@@ -238,6 +238,22 @@ pub async fn list_inbox(state: State<'_, AppState>) -> Result<Vec<wire::InboxIte
     Ok(state.inbox().await)
 }
 
+/// Whether the desk notifies and shows a tray icon.
+#[tauri::command]
+pub async fn get_desk_settings(state: State<'_, AppState>) -> Result<wire::DeskSettings> {
+    Ok(state.desk_settings())
+}
+
+/// Saves the notification and tray settings (`<config>/resolve-desk/desk.json`).
+#[tauri::command]
+pub async fn save_desk_settings(
+    state: State<'_, AppState>,
+    settings: wire::DeskSettings,
+) -> Result<wire::DeskSettings> {
+    state.set_desk_settings(settings).map_err(|e| IpcError::new(IpcErrorCode::Io, e))?;
+    Ok(state.desk_settings())
+}
+
 /// Shows another open folder: every other command then acts on it.
 #[tauri::command]
 pub async fn select_folder(state: State<'_, AppState>, root: String) -> Result<wire::SessionInfo> {

@@ -91,17 +91,29 @@ pub fn forward_queue(
     emit: Emitter,
     shown: Arc<std::sync::atomic::AtomicBool>,
     root: String,
+    nudge: Arc<std::sync::OnceLock<crate::nudge::Nudger>>,
 ) -> JoinHandle<()> {
+    let folder = crate::state::folder_name(std::path::Path::new(&root));
     let store = session.store().clone();
     let mut rx = store.subscribe();
     tauri::async_runtime::spawn(async move {
         loop {
-            let revision = match rx.recv().await {
-                Ok(event) => event.revision,
+            let (revision, change) = match rx.recv().await {
+                Ok(event) => (event.revision, Some(event.change)),
                 // Missed some: the UI refetches anyway, so the latest revision is enough.
-                Err(RecvError::Lagged(_)) => store.revision(),
+                Err(RecvError::Lagged(_)) => (store.revision(), None),
                 Err(RecvError::Closed) => break,
             };
+            if let Some(nudger) = nudge.get() {
+                match &change {
+                    Some(change) => {
+                        for signal in crate::nudge::signals(change, &session, &root, &folder) {
+                            nudger(signal);
+                        }
+                    }
+                    None => nudger(crate::nudge::Signal::Changed),
+                }
+            }
             if shown.load(std::sync::atomic::Ordering::SeqCst) {
                 emit(QUEUE_CHANGED, serde_json::to_value(QueueChanged { revision }).unwrap_or_default());
             }

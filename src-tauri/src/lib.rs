@@ -7,6 +7,8 @@
 //! Rooms:
 //! - [`state`]: the open folders (one session each) and the one shown, the demo, recent and
 //!   reopened folders
+//! - [`nudge`]: the urgency hint when an agent pushes or waits while the window is in the
+//!   background, the pending count in the title
 //! - [`join`]: one desk per user: a second `resolve-desk DIR` opens DIR in the running desk
 //! - [`commands`]: the Tauri commands, one per UI need (`verb_noun`)
 //! - [`convert`]: engine → wire types
@@ -37,6 +39,7 @@ pub mod leave;
 pub mod mcp_socket;
 pub mod memory;
 pub mod notices;
+pub mod nudge;
 pub mod renderer;
 pub mod runs;
 pub mod startup;
@@ -65,6 +68,8 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
         commands::select_folder,
         commands::close_folder,
         commands::list_inbox,
+        commands::get_desk_settings,
+        commands::save_desk_settings,
         commands::recent_workspaces,
         commands::set_policy,
         commands::start_agent_turn,
@@ -157,6 +162,10 @@ pub fn run() {
     match result {
         // On exit, agents connected over MCP learn that the desk closed (nothing applied).
         Ok(app) => {
+            // The nudge: the title's count, the urgency hint.
+            let nudger = nudge::nudger(app.handle().clone());
+            nudger(nudge::Signal::Changed);
+            app.state::<state::AppState>().set_nudger(nudger);
             if let Some(path) = &control {
                 let handle = app.handle().clone();
                 match tauri::async_runtime::block_on(async { join::serve_app(handle, path) }) {

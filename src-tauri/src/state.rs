@@ -133,6 +133,10 @@ pub struct AppState {
     runs: crate::runs::UiRuns,
     /// The control socket other `resolve-desk DIR` processes join through (see `join`).
     control: Mutex<Option<crate::join::ControlServer>>,
+    /// Told about every folder's changes once the app exists (see `nudge`).
+    nudger: Arc<std::sync::OnceLock<crate::nudge::Nudger>>,
+    /// Notifications and the tray icon on or off.
+    settings: Mutex<resolve_protocol::DeskSettings>,
 }
 
 impl AppState {
@@ -185,8 +189,9 @@ impl AppState {
             None => 0,
         };
         crate::startup::mark("workspace_opened");
+        let nudger = Arc::new(std::sync::OnceLock::new());
         for folder in &mut list {
-            start_serving(folder, &emitter);
+            start_serving(folder, &emitter, &nudger);
         }
         let mut folders = Folders { list, active };
         folders.show(active);
@@ -204,6 +209,7 @@ impl AppState {
             .map_err(|e| format!("script {}: {e}", script.display()))?;
         }
         show_banners(folders.active(), &notices);
+        let settings = Mutex::new(crate::nudge::load_settings(&config_dir));
         let state = AppState {
             folders: RwLock::new(folders),
             policy: args.policy,
@@ -217,6 +223,8 @@ impl AppState {
             close_guard: crate::leave::CloseGuard::default(),
             runs: crate::runs::UiRuns::default(),
             control: Mutex::new(None),
+            nudger,
+            settings,
         };
         state.save_open_list().await;
         Ok(state)
@@ -234,6 +242,28 @@ impl AppState {
     /// Where the journal and the lists of folders are kept.
     pub fn data_dir(&self) -> &Path {
         &self.data_dir
+    }
+
+    /// Starts telling `nudger` about every folder's changes (once).
+    pub fn set_nudger(&self, nudger: crate::nudge::Nudger) {
+        let _ = self.nudger.set(nudger);
+    }
+
+    /// Whether the desk notifies and shows a tray icon.
+    pub fn desk_settings(&self) -> resolve_protocol::DeskSettings {
+        *self.settings.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Saves and applies the notification and tray settings.
+    pub fn set_desk_settings(&self, settings: resolve_protocol::DeskSettings) -> Result<(), String> {
+        crate::nudge::save_settings(&self.config_dir, &settings).map_err(|e| {
+            format!("Cannot save the settings to {}: {e}", crate::nudge::settings_file(&self.config_dir).display())
+        })?;
+        *self.settings.lock().unwrap_or_else(|p| p.into_inner()) = settings;
+        if let Some(nudger) = self.nudger.get() {
+            nudger(crate::nudge::Signal::Changed);
+        }
+        Ok(())
     }
 
     /// Keeps the control socket other `resolve-desk` processes join through (removed on exit).
@@ -340,7 +370,7 @@ impl AppState {
             None => {
                 let mut next =
                     open_session(path, self.policy, self.journal.clone(), &self.config_dir, &self.notices).await?;
-                start_serving(&mut next, &self.emitter());
+                start_serving(&mut next, &self.emitter(), &self.nudger);
                 self.recents.add(next.root());
                 let mut f = self.folders.write().await;
                 // Opened meanwhile by another request: keep the first, close this one.
@@ -409,6 +439,9 @@ impl AppState {
             closed
         };
         closed.close().await;
+        if let Some(nudger) = self.nudger.get() {
+            nudger(crate::nudge::Signal::Changed);
+        }
         self.save_open_list().await;
         self.folders_changed().await;
         Ok(self.folders().await)
@@ -485,12 +518,13 @@ fn not_open(root: &str) -> IpcError {
 
 /// Starts serving an opened folder: its queue events (to the page while shown; the folder
 /// list always) and its MCP socket.
-fn start_serving(folder: &mut Current, emitter: &Emitter) {
+fn start_serving(folder: &mut Current, emitter: &Emitter, nudger: &Arc<std::sync::OnceLock<crate::nudge::Nudger>>) {
     folder.forwarder = Some(events::forward_queue(
         folder.session.clone(),
         emitter.clone(),
         folder.shown.clone(),
         folder.root().display().to_string(),
+        nudger.clone(),
     ));
     folder.mcp = crate::mcp_socket::start(&folder.session, folder.is_demo);
 }

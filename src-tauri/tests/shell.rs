@@ -1339,3 +1339,16 @@ fn one_desk_serves_many_folders_each_with_its_own_stack_and_a_restart_reopens_th
     let err = invoke_on(&window, "close_folder", json!({"root": beta_root})).unwrap_err();
     assert_eq!(err["code"], "invalidParams", "the last folder stays: {err}");
 }
+
+#[test]
+fn the_nudge_setting_is_on_by_default_and_kept_in_the_config_folder() {
+    let app = start_empty();
+    let settings = invoke(&app, "get_desk_settings", json!({})).unwrap();
+    assert_eq!(settings, json!({"notifications": true, "tray": true}));
+    let saved =
+        invoke(&app, "save_desk_settings", json!({"settings": {"notifications": false, "tray": true}})).unwrap();
+    assert_eq!(saved["notifications"], false);
+    let file = app._data.path().join("config/resolve-desk/desk.json");
+    let kept: Value = serde_json::from_slice(&fs::read(&file).unwrap()).unwrap();
+    assert_eq!(kept["notifications"], false, "{}", file.display());
+}

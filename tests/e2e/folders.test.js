@@ -106,6 +106,12 @@ test("two folders, two agents: each preview lands in its folder's stack; applyin
   await browser.waitUntil(async () => (await tabOf(wsB))?.pending === 2, { ...WAIT, timeoutMsg: "B's tab counts its two previews" });
   assert.equal((await tabOf(wsA)).pending, 1);
   assert.deepEqual(await cardLabels(), ["AST Edit: 3 replacements in 1 file"], "A's stack only");
+  // The native window's title (WebDriver's getTitle is the page's): read from the X server.
+  const titles = () => execFileSync("python3", [path.join(root, "tests/e2e/wm-close.py"), "--titles"], { encoding: "utf8" });
+  await browser.waitUntil(async () => titles().split("\n").includes("Resolve Desk (3 pending)"), {
+    ...WAIT,
+    timeoutMsg: "the window's title counts every folder's pending actions",
+  });
 
   const answer = inB.callTool({ name: "resolve", arguments: { action: "apply", reason: "Renames only." } }, undefined, {
     timeout: 120000,

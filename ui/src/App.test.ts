@@ -498,6 +498,27 @@ describe('the inbox', () => {
   });
 });
 
+describe('the nudge', () => {
+  it('a clicked notification brings its folder with its action on screen', async () => {
+    const { backend } = await setup();
+    backend.openElsewhere('/home/demo/shop', reviewScenario());
+    await waitFor(() => expect(screen.getAllByTestId('folder-tab')).toHaveLength(2));
+    const id = reviewScenario().queue.actions[1]!.id;
+    await backend.clickNotification('/home/demo/shop', id);
+    await waitFor(() => expect(screen.getByTestId('workspace-name')).toHaveTextContent('shop'));
+    await waitFor(() => expect(screen.getAllByTestId('queue-card').find((c) => c.getAttribute('aria-current') === 'true')?.dataset.actionId).toBe(id));
+  });
+
+  it('the nudge can be turned off in the inbox', async () => {
+    const { backend, user } = await setup();
+    await user.click(screen.getByTestId('inbox-button'));
+    const notify = await screen.findByTestId('setting-notifications');
+    expect(notify).toBeChecked();
+    await user.click(notify);
+    await waitFor(() => expect(backend.deskSettings).toEqual({ notifications: false, tray: true }));
+  });
+});
+
 describe('history search', () => {
   const headers = () => screen.getAllByTestId('history-header').map((h) => h.textContent?.replace(/\s+/g, ' ').trim());
 
