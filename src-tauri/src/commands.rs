@@ -221,9 +221,50 @@ pub async fn get_file_texts(state: State<'_, AppState>, action_id: String, path:
     Ok(texts)
 }
 
+/// Opens a folder beside the open ones (or finds it open) and shows it.
 #[tauri::command]
 pub async fn open_workspace(state: State<'_, AppState>, path: String) -> Result<wire::SessionInfo> {
-    state.switch(std::path::Path::new(&path)).await
+    state.open_folder(std::path::Path::new(&path), crate::state::Show::Yes).await
+}
+
+#[tauri::command]
+pub async fn list_folders(state: State<'_, AppState>) -> Result<wire::FolderList> {
+    Ok(state.folders().await)
+}
+
+/// Every open folder's pending actions, newest push first.
+#[tauri::command]
+pub async fn list_inbox(state: State<'_, AppState>) -> Result<Vec<wire::InboxItem>> {
+    Ok(state.inbox().await)
+}
+
+/// Whether the desk notifies and shows a tray icon.
+#[tauri::command]
+pub async fn get_desk_settings(state: State<'_, AppState>) -> Result<wire::DeskSettings> {
+    Ok(state.desk_settings())
+}
+
+/// Saves the notification and tray settings (`<config>/resolve-desk/desk.json`).
+#[tauri::command]
+pub async fn save_desk_settings(
+    state: State<'_, AppState>,
+    settings: wire::DeskSettings,
+) -> Result<wire::DeskSettings> {
+    state.set_desk_settings(settings).map_err(|e| IpcError::new(IpcErrorCode::Io, e))?;
+    Ok(state.desk_settings())
+}
+
+/// Shows another open folder: every other command then acts on it.
+#[tauri::command]
+pub async fn select_folder(state: State<'_, AppState>, root: String) -> Result<wire::SessionInfo> {
+    state.select_folder(&root).await
+}
+
+/// Closes one open folder (the UI asked about its pending actions first: kept unless
+/// discarded with `discard_all { folder }`).
+#[tauri::command]
+pub async fn close_folder(state: State<'_, AppState>, root: String) -> Result<wire::FolderList> {
+    state.close_folder(&root).await
 }
 
 #[tauri::command]
@@ -358,6 +399,18 @@ pub async fn notice_action(
     }
 }
 
+/// "Not now" on an action an agent waits on (`Session::snooze`): the waiting agents are told
+/// the person will review it later and nothing was applied; the action stays pending. How many
+/// waits were answered (0: nobody waited any more).
+#[tauri::command]
+pub async fn snooze_action(state: State<'_, AppState>, action_id: String) -> Result<u32> {
+    let (session, _) = state.session().await;
+    if session.store().get(&action_id).is_none() {
+        return Err(unknown_action(&action_id));
+    }
+    Ok(u32::try_from(session.snooze(&action_id)).unwrap_or(u32::MAX))
+}
+
 fn sentence(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
@@ -366,10 +419,22 @@ fn sentence(text: &str) -> String {
     }
 }
 
+/// Discards every pending action of `folder` (a root), or of every open folder (`None`: the
+/// window closes), as the person with `reason`.
 #[tauri::command]
-pub async fn discard_all(state: State<'_, AppState>, reason: String) -> Result<Vec<String>> {
-    let desk = state.desk().await;
-    desk.discard_all(&reason, "before leaving this workspace").await.map_err(convert::desk_error)
+pub async fn discard_all(state: State<'_, AppState>, reason: String, folder: Option<String>) -> Result<Vec<String>> {
+    let desks = match &folder {
+        Some(root) => vec![state.desk_of(root).await?],
+        None => state.desks().await,
+    };
+    // A blank reason is refused by the first folder with something pending, before it discards
+    // anything; the folders before it had nothing to discard.
+    let purpose = if folder.is_some() { "before closing this folder" } else { "before leaving this workspace" };
+    let mut discarded = Vec::new();
+    for desk in desks {
+        discarded.extend(desk.discard_all(&reason, purpose).await.map_err(convert::desk_error)?);
+    }
+    Ok(discarded)
 }
 
 #[tauri::command]

@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use resolve_engine::Session;
-use resolve_protocol::ipc::events::{QUEUE_CHANGED, TOOL_PROGRESS};
-use resolve_protocol::{EventBatch, QueueChanged, ShellEvent, ToolProgress};
+use resolve_protocol::ipc::events::{FOLDERS_CHANGED, QUEUE_CHANGED, TOOL_PROGRESS};
+use resolve_protocol::{EventBatch, FoldersChanged, QueueChanged, ShellEvent, ToolProgress};
 use tauri::async_runtime::JoinHandle;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::watch;
@@ -83,19 +83,41 @@ impl EventHub {
     }
 }
 
-/// Forwards every change of the session's store as `queue-changed`.
-pub fn forward_queue(session: Arc<Session>, emit: Emitter) -> JoinHandle<()> {
+/// Forwards every change of a folder's store: `queue-changed` while the window shows the
+/// folder (`shown`), and `folders-changed` (its pending count or agent-waiting mark may
+/// differ) always.
+pub fn forward_queue(
+    session: Arc<Session>,
+    emit: Emitter,
+    shown: Arc<std::sync::atomic::AtomicBool>,
+    root: String,
+    nudge: Arc<std::sync::OnceLock<crate::nudge::Nudger>>,
+) -> JoinHandle<()> {
+    let folder = crate::state::folder_name(std::path::Path::new(&root));
     let store = session.store().clone();
     let mut rx = store.subscribe();
     tauri::async_runtime::spawn(async move {
         loop {
-            let revision = match rx.recv().await {
-                Ok(event) => event.revision,
+            let (revision, change) = match rx.recv().await {
+                Ok(event) => (event.revision, Some(event.change)),
                 // Missed some: the UI refetches anyway, so the latest revision is enough.
-                Err(RecvError::Lagged(_)) => store.revision(),
+                Err(RecvError::Lagged(_)) => (store.revision(), None),
                 Err(RecvError::Closed) => break,
             };
-            emit(QUEUE_CHANGED, serde_json::to_value(QueueChanged { revision }).unwrap_or_default());
+            if let Some(nudger) = nudge.get() {
+                match &change {
+                    Some(change) => {
+                        for signal in crate::nudge::signals(change, &session, &root, &folder) {
+                            nudger(signal);
+                        }
+                    }
+                    None => nudger(crate::nudge::Signal::Changed),
+                }
+            }
+            if shown.load(std::sync::atomic::Ordering::SeqCst) {
+                emit(QUEUE_CHANGED, serde_json::to_value(QueueChanged { revision }).unwrap_or_default());
+            }
+            emit(FOLDERS_CHANGED, serde_json::to_value(FoldersChanged { root: root.clone() }).unwrap_or_default());
             crate::memory::after_quiet_moment();
         }
     })

@@ -57,7 +57,7 @@ impl CloseGuard {
 pub fn on_close_requested<R: tauri::Runtime>(window: &tauri::Window<R>, api: &tauri::CloseRequestApi) {
     use tauri::Manager as _;
     let state = window.state::<crate::state::AppState>();
-    let pending = tauri::async_runtime::block_on(state.session()).0.store().len();
+    let pending = tauri::async_runtime::block_on(state.pending_total());
     if let CloseVerdict::Ask(pending) = state.close_guard().on_request(pending) {
         api.prevent_close();
         let payload = serde_json::to_value(CloseRequested { pending }).unwrap_or_default();

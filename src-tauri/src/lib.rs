@@ -5,7 +5,11 @@
 //! domain decision is made here; the UI is a view of the session.
 //!
 //! Rooms:
-//! - [`state`]: the open session (one per workspace), the demo, recent workspaces
+//! - [`state`]: the open folders (one session each) and the one shown, the demo, recent and
+//!   reopened folders
+//! - [`nudge`]: the urgency hint when an agent pushes or waits while the window is in the
+//!   background, the pending count in the title
+//! - [`join`]: one desk per user: a second `resolve-desk DIR` opens DIR in the running desk
 //! - [`commands`]: the Tauri commands, one per UI need (`verb_noun`)
 //! - [`convert`]: engine → wire types
 //! - [`events`]: store events → `queue-changed`; tool progress → `tool-progress`
@@ -30,10 +34,12 @@ pub mod demo;
 pub mod events;
 pub mod fit;
 pub mod history;
+pub mod join;
 pub mod leave;
 pub mod mcp_socket;
 pub mod memory;
 pub mod notices;
+pub mod nudge;
 pub mod renderer;
 pub mod runs;
 pub mod startup;
@@ -58,6 +64,12 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
         commands::rerun_action,
         commands::run_script,
         commands::open_workspace,
+        commands::list_folders,
+        commands::select_folder,
+        commands::close_folder,
+        commands::list_inbox,
+        commands::get_desk_settings,
+        commands::save_desk_settings,
         commands::recent_workspaces,
         commands::set_policy,
         commands::start_agent_turn,
@@ -69,6 +81,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
         commands::list_notices,
         commands::dismiss_notice,
         commands::notice_action,
+        commands::snooze_action,
         commands::discard_all,
         commands::confirm_close,
         commands::search_history,
@@ -118,6 +131,13 @@ pub fn run() {
             std::process::exit(if message.starts_with("Usage") { 0 } else { 2 });
         }
     };
+    // One desk per user and data folder: a desk already running opens the folder beside its
+    // others, and this process is done.
+    let control =
+        args.joins().then(|| join::control_path(&args.data_dir.clone().unwrap_or_else(state::default_data_dir)));
+    if let Some(path) = &control {
+        join_running_desk(path, &args);
+    }
     let state = match tauri::async_runtime::block_on(state::AppState::start(&args)) {
         Ok(s) => s,
         Err(e) => {
@@ -141,13 +161,44 @@ pub fn run() {
         .build(tauri::generate_context!("tauri.conf.json"));
     match result {
         // On exit, agents connected over MCP learn that the desk closed (nothing applied).
-        Ok(app) => app.run(|handle, event| {
-            if let tauri::RunEvent::Exit = event {
-                tauri::async_runtime::block_on(handle.state::<state::AppState>().shutdown());
+        Ok(app) => {
+            // The nudge: the title's count, the urgency hint.
+            let nudger = nudge::nudger(app.handle().clone());
+            nudger(nudge::Signal::Changed);
+            app.state::<state::AppState>().set_nudger(nudger);
+            if let Some(path) = &control {
+                let handle = app.handle().clone();
+                match tauri::async_runtime::block_on(async { join::serve_app(handle, path) }) {
+                    Ok(server) => app.state::<state::AppState>().set_control(server),
+                    Err(e) => eprintln!("resolve-desk: other folders cannot join this window: {e}"),
+                }
             }
-        }),
+            app.run(|handle, event| {
+                if let tauri::RunEvent::Exit = event {
+                    tauri::async_runtime::block_on(handle.state::<state::AppState>().shutdown());
+                }
+            })
+        }
         Err(e) => {
             eprintln!("resolve-desk: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// Hands the folder named on the command line to the desk already running at `control`, if
+/// one is, and exits; returns when none is (this process becomes the desk).
+fn join_running_desk(control: &std::path::Path, args: &args::Args) {
+    let open = args.workspace.as_ref().map(|w| std::fs::canonicalize(w).unwrap_or_else(|_| w.clone()));
+    let request = join::JoinRequest { open };
+    match tauri::async_runtime::block_on(join::ask(control, &request)) {
+        Ok(None) => {}
+        Ok(Some(reply)) => {
+            eprintln!("resolve-desk: {}", reply.message);
+            std::process::exit(if reply.ok { 0 } else { 2 });
+        }
+        Err(e) => {
+            eprintln!("resolve-desk: {e}\nTo start a desk of its own anyway, add --new-window.");
             std::process::exit(1);
         }
     }

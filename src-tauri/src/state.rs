@@ -1,13 +1,15 @@
-//! The app's state: the open session (one per workspace), the demo folder it may own,
-//! and the list of recent workspaces.
+//! The app's state: the open folders (one session each: stack, policy, journal history and
+//! lock of their own), the one the window shows, the demo folder it may own, and the list of
+//! recent workspaces.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use resolve_desk_core::{Desk, DeskOptions, Note};
 use resolve_engine::{Actor, Recovery, ResolvePolicy, Session};
 use resolve_journal::{Journal, Writer};
-use resolve_protocol::{IpcError, IpcErrorCode, SessionInfo};
+use resolve_protocol::{FolderInfo, FolderList, IpcError, IpcErrorCode, SessionInfo};
 use tauri::async_runtime::JoinHandle;
 use tokio::sync::RwLock;
 
@@ -16,11 +18,11 @@ use crate::args::Args;
 use crate::events::{self, Emitter, EventHub};
 use crate::notices::{self, Notices};
 
-/// What is open now.
+/// One open folder.
 pub struct Current {
     /// The workspace, composed by `resolve_desk_core` as every front end does: session,
     /// tools (a folder's own only once trusted), journal mirror, watches (live staleness,
-    /// tool reload; stopped when this is dropped: switch or exit).
+    /// tool reload; stopped when this is dropped: close or exit).
     pub desk: Arc<Desk>,
     pub session: Arc<Session>,
     pub is_demo: bool,
@@ -33,13 +35,86 @@ pub struct Current {
     pub conversation: Arc<Conversation>,
     /// Keeps the window's banners about the tools (could not be loaded; not trusted) up to date.
     _tool_banners: AbortOnDrop,
+    /// Whether the window shows this folder: only then do its queue events and tool banners
+    /// reach the page.
+    shown: Arc<AtomicBool>,
 }
 
-/// Managed by Tauri; every command reads the current session from here.
+impl Current {
+    fn root(&self) -> &Path {
+        self.session.workspace().root()
+    }
+
+    fn info(&self, active: bool) -> FolderInfo {
+        let root = self.root();
+        let list = self.session.store().list();
+        FolderInfo {
+            root: root.display().to_string(),
+            name: folder_name(root),
+            is_demo: self.is_demo,
+            pending: u32::try_from(list.len()).unwrap_or(u32::MAX),
+            waiting: list.first().and_then(|top| top.proposal.as_ref()).is_some_and(|p| p.waiting),
+            active,
+        }
+    }
+
+    /// Closes the folder for its agents (a waiting `resolve` learns nothing was applied) and
+    /// stops its watches and event forwarding. Pending actions stay kept in the journal.
+    async fn close(mut self) {
+        self.shown.store(false, Ordering::SeqCst);
+        if let Some(f) = self.forwarder.take() {
+            f.abort();
+        }
+        self.conversation.stop();
+        self.desk.stop_watching();
+        crate::mcp_socket::stop(self.mcp.take(), &self.session).await;
+        self.session.close();
+    }
+}
+
+/// The name a folder tab shows: the root's last component.
+pub fn folder_name(root: &Path) -> String {
+    root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| root.display().to_string())
+}
+
+/// The open folders, in the order they were opened; never empty.
+struct Folders {
+    list: Vec<Current>,
+    active: usize,
+}
+
+impl Folders {
+    fn active(&self) -> &Current {
+        &self.list[self.active]
+    }
+
+    fn position(&self, root: &Path) -> Option<usize> {
+        self.list.iter().position(|f| f.root() == root)
+    }
+
+    fn show(&mut self, index: usize) {
+        self.active = index;
+        for (i, f) in self.list.iter().enumerate() {
+            f.shown.store(i == index, Ordering::SeqCst);
+        }
+    }
+
+    fn view(&self) -> FolderList {
+        FolderList {
+            folders: self.list.iter().enumerate().map(|(i, f)| f.info(i == self.active)).collect(),
+            active: self.active().root().display().to_string(),
+        }
+    }
+}
+
+/// Managed by Tauri; every command reads the folder the window shows from here.
 pub struct AppState {
-    current: RwLock<Current>,
+    folders: RwLock<Folders>,
     policy: ResolvePolicy,
     recents: Recents,
+    /// The folders to open again at the next start (`None`: `--new-window`, which neither
+    /// restores nor records them).
+    open_list: Option<OpenFolders>,
     /// The events the page fetches (`next_events`).
     events: Arc<EventHub>,
     /// The decision journal (SQLite), written on its own thread; `None` when it could not be
@@ -50,17 +125,28 @@ pub struct AppState {
     notices: Arc<Notices>,
     /// Where the agent settings live (`<config_dir>/resolve-desk/agent.json`).
     config_dir: PathBuf,
+    /// Where the journal, recent and open folders are kept.
+    data_dir: PathBuf,
     /// Holds a window close while actions are pending (see `leave`).
     close_guard: crate::leave::CloseGuard,
     /// The window's tool runs in flight (Cancel stops them).
     runs: crate::runs::UiRuns,
+    /// The control socket other `resolve-desk DIR` processes join through (see `join`).
+    control: Mutex<Option<crate::join::ControlServer>>,
+    /// Told about every folder's changes once the app exists (see `nudge`).
+    nudger: Arc<std::sync::OnceLock<crate::nudge::Nudger>>,
+    /// Notifications and the tray icon on or off.
+    settings: Mutex<resolve_protocol::DeskSettings>,
 }
 
 impl AppState {
-    /// Opens the workspace named on the command line, or the demo; runs `--script`.
+    /// Opens the workspace named on the command line (and, unless `--new-window`, the folders
+    /// open when the desk last closed), or the demo when there is none; runs `--script` in the
+    /// one named.
     pub async fn start(args: &Args) -> Result<AppState, String> {
         let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
         let recents = Recents::new(data_dir.clone());
+        let open_list = args.joins().then(|| OpenFolders::new(&data_dir));
         let notices = Arc::new(Notices::default());
         let journal = open_journal(&data_dir.join("journal.sqlite3"), &notices);
         crate::startup::mark("journal_opened");
@@ -69,28 +155,52 @@ impl AppState {
             .clone()
             .or_else(resolve_agent::ProviderConfig::user_config_dir)
             .unwrap_or_else(|| data_dir.join("config"));
-        let current = match &args.workspace {
-            Some(path) => {
-                open_session(path, args.policy, journal.clone(), &config_dir, &notices).await.map_err(|e| e.message)?
-            }
-            None => open_demo(args.policy, &config_dir, &notices).await?,
-        };
-        if !current.is_demo {
-            recents.add(current.session.workspace().root());
-        }
-        crate::startup::mark("workspace_opened");
-        let mut current = current;
         // Events are queued from here on; the page fetches them once it runs (`next_events`).
         let events = Arc::new(EventHub::default());
         let emitter = events.emitter();
         notices.set_emitter(emitter.clone());
-        current.forwarder = Some(events::forward_queue(current.session.clone(), emitter.clone()));
-        current.mcp = crate::mcp_socket::start(&current.session, current.is_demo);
+        let mut list = Vec::new();
+        let named = match &args.workspace {
+            Some(path) => Some(
+                open_session(path, args.policy, journal.clone(), &config_dir, &notices).await.map_err(|e| e.message)?,
+            ),
+            None => None,
+        };
+        let named_root = named.as_ref().map(|c| c.root().to_path_buf());
+        // The folders open when the desk last closed come back beside it (their stacks
+        // restored from the journal); one that cannot be opened now is said and skipped.
+        let saved = open_list.as_ref().map(|l| l.read()).unwrap_or_default();
+        for root in saved.iter().filter(|r| Some(r.as_path()) != named_root.as_deref()) {
+            match open_session(root, args.policy, journal.clone(), &config_dir, &notices).await {
+                Ok(folder) => list.push(folder),
+                Err(e) => eprintln!("resolve-desk: not reopening {}: {}", root.display(), e.message),
+            }
+        }
+        let active = match named {
+            Some(folder) => {
+                recents.add(folder.root());
+                list.push(folder);
+                list.len() - 1
+            }
+            None if list.is_empty() => {
+                list.push(open_demo(args.policy, &config_dir, &notices).await?);
+                0
+            }
+            None => 0,
+        };
+        crate::startup::mark("workspace_opened");
+        let nudger = Arc::new(std::sync::OnceLock::new());
+        for folder in &mut list {
+            start_serving(folder, &emitter, &nudger);
+        }
+        let mut folders = Folders { list, active };
+        folders.show(active);
         crate::startup::mark("mcp_started");
         if let Some(script) = &args.script {
+            let session = folders.active().session.clone();
             let file =
                 std::fs::File::open(script).map_err(|e| format!("cannot read script {}: {e}", script.display()))?;
-            resolve_agent::run_script(&current.session, Actor::Script, std::io::BufReader::new(file), |step| {
+            resolve_agent::run_script(&session, Actor::Script, std::io::BufReader::new(file), |step| {
                 if step.is_error {
                     eprintln!("resolve-desk: script step {} ({}) failed: {}", step.step, step.tool, step.text);
                 }
@@ -98,17 +208,26 @@ impl AppState {
             .await
             .map_err(|e| format!("script {}: {e}", script.display()))?;
         }
-        Ok(AppState {
-            current: RwLock::new(current),
+        show_banners(folders.active(), &notices);
+        let settings = Mutex::new(crate::nudge::load_settings(&config_dir));
+        let state = AppState {
+            folders: RwLock::new(folders),
             policy: args.policy,
             recents,
+            open_list,
             events,
             journal,
             notices,
             config_dir,
+            data_dir,
             close_guard: crate::leave::CloseGuard::default(),
             runs: crate::runs::UiRuns::default(),
-        })
+            control: Mutex::new(None),
+            nudger,
+            settings,
+        };
+        state.save_open_list().await;
+        Ok(state)
     }
 
     /// Whether the window may close now (see `leave`).
@@ -120,22 +239,70 @@ impl AppState {
         &self.runs
     }
 
-    /// The open session and whether it is the demo.
-    pub async fn session(&self) -> (Arc<Session>, bool) {
-        let c = self.current.read().await;
-        (c.session.clone(), c.is_demo)
+    /// Where the journal and the lists of folders are kept.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
     }
 
-    /// The open desk (session, tools, trust).
+    /// Starts telling `nudger` about every folder's changes (once).
+    pub fn set_nudger(&self, nudger: crate::nudge::Nudger) {
+        let _ = self.nudger.set(nudger);
+    }
+
+    /// Whether the desk notifies and shows a tray icon.
+    pub fn desk_settings(&self) -> resolve_protocol::DeskSettings {
+        *self.settings.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Saves and applies the notification and tray settings.
+    pub fn set_desk_settings(&self, settings: resolve_protocol::DeskSettings) -> Result<(), String> {
+        crate::nudge::save_settings(&self.config_dir, &settings).map_err(|e| {
+            format!("Cannot save the settings to {}: {e}", crate::nudge::settings_file(&self.config_dir).display())
+        })?;
+        *self.settings.lock().unwrap_or_else(|p| p.into_inner()) = settings;
+        if let Some(nudger) = self.nudger.get() {
+            nudger(crate::nudge::Signal::Changed);
+        }
+        Ok(())
+    }
+
+    /// Keeps the control socket other `resolve-desk` processes join through (removed on exit).
+    pub fn set_control(&self, server: crate::join::ControlServer) {
+        *self.control.lock().unwrap_or_else(|p| p.into_inner()) = Some(server);
+    }
+
+    /// The session the window shows and whether it is the demo.
+    pub async fn session(&self) -> (Arc<Session>, bool) {
+        let f = self.folders.read().await;
+        (f.active().session.clone(), f.active().is_demo)
+    }
+
+    /// The desk the window shows (session, tools, trust).
     pub async fn desk(&self) -> Arc<Desk> {
-        self.current.read().await.desk.clone()
+        self.folders.read().await.active().desk.clone()
+    }
+
+    /// The desk of the open folder `root`, or an error naming it.
+    pub async fn desk_of(&self, root: &str) -> Result<Arc<Desk>, IpcError> {
+        let f = self.folders.read().await;
+        f.position(Path::new(root)).map(|i| f.list[i].desk.clone()).ok_or_else(|| not_open(root))
+    }
+
+    /// Every open folder's desk, in the order opened.
+    pub async fn desks(&self) -> Vec<Arc<Desk>> {
+        self.folders.read().await.list.iter().map(|f| f.desk.clone()).collect()
+    }
+
+    /// How many actions are pending over every open folder.
+    pub async fn pending_total(&self) -> usize {
+        self.folders.read().await.list.iter().map(|f| f.session.store().len()).sum()
     }
 
     /// The end of external tool `name`'s stderr log and where it is; `None` when `name` is not
-    /// an external tool of the open session.
+    /// an external tool of the folder shown.
     pub async fn tool_log(&self, name: &str) -> Option<(String, std::io::Result<String>)> {
-        let c = self.current.read().await;
-        let tools = c.desk.external();
+        let f = self.folders.read().await;
+        let tools = f.active().desk.external();
         if !tools.names().iter().any(|n| n == name) {
             return None;
         }
@@ -147,10 +314,10 @@ impl AppState {
         &self.events
     }
 
-    /// The open session and its conversation with the model.
+    /// The session the window shows and its conversation with the model.
     pub async fn conversation(&self) -> (Arc<Session>, Arc<Conversation>) {
-        let c = self.current.read().await;
-        (c.session.clone(), c.conversation.clone())
+        let f = self.folders.read().await;
+        (f.active().session.clone(), f.active().conversation.clone())
     }
 
     /// Where the agent settings are read and saved.
@@ -163,44 +330,151 @@ impl AppState {
         self.events.emitter()
     }
 
-    /// Closes the current session (its pending actions are never applied; outside the demo
-    /// they stay kept in the journal for the next time the workspace is opened) and opens
-    /// `path`, restoring the pending actions kept for it.
-    pub async fn switch(&self, path: &Path) -> Result<SessionInfo, IpcError> {
-        let mut next = open_session(path, self.policy, self.journal.clone(), &self.config_dir, &self.notices).await?;
-        let (old_mcp, old_session) = {
-            let mut c = self.current.write().await;
-            (c.mcp.take(), c.session.clone())
-        };
-        crate::mcp_socket::stop(old_mcp, &old_session).await;
-        next.mcp = crate::mcp_socket::start(&next.session, next.is_demo);
-        self.recents.add(next.session.workspace().root());
-        let emitter = self.emitter();
-        next.forwarder = Some(events::forward_queue(next.session.clone(), emitter.clone()));
-        let mut current = self.current.write().await;
-        if let Some(f) = current.forwarder.take() {
-            f.abort();
-        }
-        current.conversation.stop();
-        current.session.close();
-        *current = next;
-        emitter(
-            resolve_protocol::ipc::events::QUEUE_CHANGED,
-            serde_json::json!({"revision": current.session.store().revision()}),
-        );
-        Ok(session_info(&current))
+    /// Every open folder (tabs: name, path, pending count, agent-waiting mark).
+    pub async fn folders(&self) -> FolderList {
+        self.folders.read().await.view()
     }
 
-    /// When the app exits: agents connected over MCP are told the desk closed.
+    /// Every open folder's pending actions, newest push first (within one folder, top first
+    /// for pushes of the same millisecond), each with its place in its folder's stack.
+    pub async fn inbox(&self) -> Vec<resolve_protocol::InboxItem> {
+        let f = self.folders.read().await;
+        let mut items = Vec::new();
+        for folder in &f.list {
+            let list = folder.session.store().list();
+            let of = u32::try_from(list.len()).unwrap_or(u32::MAX);
+            let (root, name) = (folder.root().display().to_string(), folder_name(folder.root()));
+            for (i, info) in list.iter().enumerate() {
+                items.push(resolve_protocol::InboxItem {
+                    root: root.clone(),
+                    folder: name.clone(),
+                    position: u32::try_from(i + 1).unwrap_or(u32::MAX),
+                    of,
+                    action: crate::convert::action_summary(info, i == 0),
+                });
+            }
+        }
+        items.sort_by(|a, b| b.action.created_at_ms.cmp(&a.action.created_at_ms));
+        items
+    }
+
+    /// Opens `path` beside the open folders (its pending actions restored from the journal),
+    /// or finds it open already. `show`: the window shows it then. A folder other processes
+    /// asked for (`join`) is shown only when the one on screen has nothing pending, so a join
+    /// never pulls the person away from a review.
+    pub async fn open_folder(&self, path: &Path, show: Show) -> Result<SessionInfo, IpcError> {
+        let root = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let existing = self.folders.read().await.position(&root);
+        let index = match existing {
+            Some(i) => i,
+            None => {
+                let mut next =
+                    open_session(path, self.policy, self.journal.clone(), &self.config_dir, &self.notices).await?;
+                start_serving(&mut next, &self.emitter(), &self.nudger);
+                self.recents.add(next.root());
+                let mut f = self.folders.write().await;
+                // Opened meanwhile by another request: keep the first, close this one.
+                if let Some(i) = f.position(next.root()) {
+                    drop(f);
+                    next.close().await;
+                    self.folders.read().await.position(&root).unwrap_or(i)
+                } else {
+                    f.list.push(next);
+                    f.list.len() - 1
+                }
+            }
+        };
+        let info = {
+            let mut f = self.folders.write().await;
+            let index = index.min(f.list.len() - 1);
+            let show_it = match show {
+                Show::Yes => true,
+                Show::IfIdle => f.active().is_demo || f.active().session.store().len() == 0,
+            };
+            if show_it && f.active != index {
+                f.show(index);
+                show_banners(f.active(), &self.notices);
+            }
+            session_info(&f.list[index])
+        };
+        self.save_open_list().await;
+        self.folders_changed().await;
+        Ok(info)
+    }
+
+    /// Shows the open folder `root`: every command then acts on it.
+    pub async fn select_folder(&self, root: &str) -> Result<SessionInfo, IpcError> {
+        let info = {
+            let mut f = self.folders.write().await;
+            let index = f.position(Path::new(root)).ok_or_else(|| not_open(root))?;
+            if f.active != index {
+                f.show(index);
+                show_banners(f.active(), &self.notices);
+            }
+            session_info(f.active())
+        };
+        self.folders_changed().await;
+        Ok(info)
+    }
+
+    /// Closes the open folder `root` (its pending actions are never applied; outside the demo
+    /// they stay kept in the journal for the next time it is opened). The last folder stays.
+    pub async fn close_folder(&self, root: &str) -> Result<FolderList, IpcError> {
+        let closed = {
+            let mut f = self.folders.write().await;
+            let index = f.position(Path::new(root)).ok_or_else(|| not_open(root))?;
+            if f.list.len() == 1 {
+                return Err(IpcError::new(
+                    IpcErrorCode::InvalidParams,
+                    format!("{root} is the only open folder; open another one first, or close the window."),
+                ));
+            }
+            let was_shown = f.active == index;
+            let closed = f.list.remove(index);
+            let next = if was_shown { index.min(f.list.len() - 1) } else { f.active - usize::from(f.active > index) };
+            f.show(next);
+            if was_shown {
+                show_banners(f.active(), &self.notices);
+            }
+            closed
+        };
+        closed.close().await;
+        if let Some(nudger) = self.nudger.get() {
+            nudger(crate::nudge::Signal::Changed);
+        }
+        self.save_open_list().await;
+        self.folders_changed().await;
+        Ok(self.folders().await)
+    }
+
+    /// Tells the page the folders changed (and, through `active`, which one is shown).
+    async fn folders_changed(&self) {
+        let active = self.folders.read().await.active().root().display().to_string();
+        let payload = serde_json::to_value(resolve_protocol::FoldersChanged { root: active }).unwrap_or_default();
+        (self.emitter())(resolve_protocol::ipc::events::FOLDERS_CHANGED, payload);
+    }
+
+    async fn save_open_list(&self) {
+        if let Some(list) = &self.open_list {
+            let f = self.folders.read().await;
+            list.write(f.list.iter().filter(|c| !c.is_demo).map(|c| c.root()));
+        }
+    }
+
+    /// When the app exits: agents connected over MCP are told the desk closed; other
+    /// processes can no longer join it. The open folders stay recorded for the next start.
     pub async fn shutdown(&self) {
-        let mut c = self.current.write().await;
-        c.desk.stop_watching();
-        let mcp = c.mcp.take();
-        crate::mcp_socket::stop(mcp, &c.session).await;
+        self.control.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let mut f = self.folders.write().await;
+        for folder in &mut f.list {
+            folder.desk.stop_watching();
+            let mcp = folder.mcp.take();
+            crate::mcp_socket::stop(mcp, &folder.session).await;
+        }
     }
 
     pub async fn info(&self) -> SessionInfo {
-        session_info(&*self.current.read().await)
+        session_info(self.folders.read().await.active())
     }
 
     pub fn recent_workspaces(&self) -> Vec<String> {
@@ -217,12 +491,49 @@ impl AppState {
         self.journal.as_ref()
     }
 
-    /// Decisions in the open workspace, newest first (the desk's history: the journal's
+    /// Decisions in the folder shown, newest first (the desk's history: the journal's
     /// merged rows, or this session's for the demo).
     pub async fn history(&self) -> Vec<resolve_protocol::HistoryEntry> {
         let desk = self.desk().await;
         desk.history(500).await.iter().map(|r| crate::convert::history_entry(&r.entry, r.earlier_session)).collect()
     }
+}
+
+/// Whether opening a folder shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Show {
+    /// The person opened it.
+    Yes,
+    /// Another process asked (`resolve-desk DIR`, `rdesk mcp`): shown only when the folder on
+    /// screen has nothing pending.
+    IfIdle,
+}
+
+fn not_open(root: &str) -> IpcError {
+    IpcError::new(
+        IpcErrorCode::NotFound,
+        format!("{root} is not an open folder of this desk; reload the folder list, or open it first."),
+    )
+}
+
+/// Starts serving an opened folder: its queue events (to the page while shown; the folder
+/// list always) and its MCP socket.
+fn start_serving(folder: &mut Current, emitter: &Emitter, nudger: &Arc<std::sync::OnceLock<crate::nudge::Nudger>>) {
+    folder.forwarder = Some(events::forward_queue(
+        folder.session.clone(),
+        emitter.clone(),
+        folder.shown.clone(),
+        folder.root().display().to_string(),
+        nudger.clone(),
+    ));
+    folder.mcp = crate::mcp_socket::start(&folder.session, folder.is_demo);
+}
+
+/// The banners about the tools of the folder now shown (tools that could not be loaded; its
+/// own tools, untrusted).
+fn show_banners(folder: &Current, notices: &Notices) {
+    crate::notices::show_tool_problems(notices, &folder.desk.tool_problems());
+    crate::notices::show_trust(notices, &folder.desk.trust_state());
 }
 
 fn session_info(c: &Current) -> SessionInfo {
@@ -341,7 +652,8 @@ pub async fn open_session(
         }
     }
     let desk = Arc::new(desk);
-    let tool_banners = follow_tool_banners(&desk, notices);
+    let shown = Arc::new(AtomicBool::new(false));
+    let tool_banners = follow_tool_banners(&desk, notices, &shown);
     Ok(Current {
         session: desk.session().clone(),
         desk,
@@ -351,27 +663,31 @@ pub async fn open_session(
         mcp: None,
         conversation: Arc::new(Conversation::default()),
         _tool_banners: tool_banners,
+        shown,
     })
 }
 
 /// The banners about the external tools (those that could not be loaded, each with its file;
-/// the folder's own, untrusted, with what they would run), shown now and after every reload.
-fn follow_tool_banners(desk: &Arc<Desk>, notices: &Arc<Notices>) -> AbortOnDrop {
-    let show = |desk: &Desk, notices: &Notices| {
+/// the folder's own, untrusted, with what they would run), after every reload while the window
+/// shows the folder (`shown`; `show_banners` puts them up when it is shown).
+fn follow_tool_banners(desk: &Arc<Desk>, notices: &Arc<Notices>, shown: &Arc<AtomicBool>) -> AbortOnDrop {
+    let show = |desk: &Desk, notices: &Notices, shown: bool| {
         let problems = desk.tool_problems();
         for problem in &problems {
-            eprintln!("resolve-desk: tool not loaded: {problem}");
+            eprintln!("resolve-desk: tool not loaded ({}): {problem}", desk.root().display());
         }
-        crate::notices::show_tool_problems(notices, &problems);
-        crate::notices::show_trust(notices, &desk.trust_state());
+        if shown {
+            crate::notices::show_tool_problems(notices, &problems);
+            crate::notices::show_trust(notices, &desk.trust_state());
+        }
     };
-    show(desk, notices);
+    show(desk, notices, false);
     let mut reloads = desk.subscribe_tools();
-    let (follow, shown) = (Arc::downgrade(desk), notices.clone());
+    let (follow, notices, shown) = (Arc::downgrade(desk), notices.clone(), shown.clone());
     AbortOnDrop(tauri::async_runtime::spawn(async move {
         while reloads.changed().await.is_ok() {
             let Some(desk) = follow.upgrade() else { break };
-            show(&desk, &shown);
+            show(&desk, &notices, shown.load(Ordering::SeqCst));
         }
     }))
 }
@@ -406,7 +722,8 @@ async fn open_demo(policy: ResolvePolicy, config_dir: &Path, notices: &Arc<Notic
     Ok(current)
 }
 
-fn default_data_dir() -> PathBuf {
+/// `$XDG_DATA_HOME/resolve-desk`, else `~/.local/share/resolve-desk`.
+pub fn default_data_dir() -> PathBuf {
     std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
@@ -457,9 +774,51 @@ impl Recents {
     }
 }
 
+/// The folders open when the desk closed, opened again at the next start:
+/// `open-folders.json` in the data folder (written atomically). A missing or unreadable file
+/// is an empty list, never an error.
+pub struct OpenFolders {
+    file: PathBuf,
+}
+
+impl OpenFolders {
+    pub fn new(data_dir: &Path) -> Self {
+        Self { file: data_dir.join("open-folders.json") }
+    }
+
+    pub fn read(&self) -> Vec<PathBuf> {
+        std::fs::read(&self.file).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+    }
+
+    pub fn write<'a>(&self, roots: impl Iterator<Item = &'a Path>) {
+        let list: Vec<&Path> = roots.collect();
+        if let Some(dir) = self.file.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let tmp = self.file.with_extension("json.tmp");
+        let ok = serde_json::to_vec_pretty(&list)
+            .ok()
+            .map(|bytes| std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, &self.file)).is_ok());
+        if ok != Some(true) {
+            eprintln!("resolve-desk: could not save the open folders to {}", self.file.display());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn open_folders_are_kept_in_order_and_a_broken_file_is_an_empty_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = OpenFolders::new(&dir.path().join("data"));
+        assert!(open.read().is_empty(), "no file yet");
+        open.write([Path::new("/w/a"), Path::new("/w/b")].into_iter());
+        assert_eq!(open.read(), vec![PathBuf::from("/w/a"), PathBuf::from("/w/b")]);
+        std::fs::write(dir.path().join("data/open-folders.json"), "{not json").unwrap();
+        assert!(open.read().is_empty(), "an unreadable list opens nothing, and says nothing is wrong");
+    }
 
     #[test]
     fn recents_are_most_recent_first_without_duplicates() {

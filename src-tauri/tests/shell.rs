@@ -60,6 +60,7 @@ fn start_with(ws: tempfile::TempDir, data: tempfile::TempDir, queue_previews: bo
         policy: resolve_engine::ResolvePolicy::Human,
         data_dir: Some(data.path().to_path_buf()),
         config_dir: Some(data.path().join("config")),
+        new_window: false,
     };
     let state = tauri::async_runtime::block_on(AppState::start(&args)).expect("state starts");
     let app = resolve_desk::builder(mock_builder(), state).build(mock_context(noop_assets())).expect("app builds");
@@ -68,8 +69,12 @@ fn start_with(ws: tempfile::TempDir, data: tempfile::TempDir, queue_previews: bo
 }
 
 fn invoke(app: &App, cmd: &str, args: Value) -> Result<Value, Value> {
+    invoke_on(&app.webview, cmd, args)
+}
+
+fn invoke_on(webview: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
     get_ipc_response(
-        &app.webview,
+        webview,
         InvokeRequest {
             cmd: cmd.into(),
             callback: CallbackFn(0),
@@ -245,6 +250,7 @@ fn demo_state(data: &tempfile::TempDir) -> AppState {
         policy: resolve_engine::ResolvePolicy::Human,
         data_dir: Some(data.path().to_path_buf()),
         config_dir: Some(data.path().join("config")),
+        new_window: false,
     };
     tauri::async_runtime::block_on(AppState::start(&args)).expect("demo starts")
 }
@@ -405,6 +411,7 @@ fn a_journal_that_cannot_be_opened_is_a_banner_that_stays_and_names_the_file() {
         policy: resolve_engine::ResolvePolicy::Human,
         data_dir: Some(blocked.clone()),
         config_dir: Some(data.path().join("config")),
+        new_window: false,
     };
     let state = tauri::async_runtime::block_on(AppState::start(&args)).expect("the app starts without its journal");
     let app = resolve_desk::builder(mock_builder(), state).build(mock_context(noop_assets())).expect("app builds");
@@ -540,6 +547,38 @@ fn an_agent_turn_previews_waits_for_the_person_and_the_model_gets_the_decision()
     let history = invoke(&app, "list_history", json!({})).unwrap();
     assert_eq!(history[0]["decidedBy"], "person");
     assert_eq!(history[0]["proposal"]["reason"], "tests pass", "{history}");
+}
+
+#[test]
+fn not_now_answers_the_waiting_agent_and_keeps_the_action_pending() {
+    let app = start_empty();
+    let llm = fake(vec![
+        edit_call(),
+        FakeReply::tool_calls(None, &[("call_2", "resolve", json!({"action": "apply", "reason": "tests pass"}))]),
+        FakeReply::text("I will wait for the person's review."),
+    ]);
+    use_provider(&app, &llm.base_url());
+    invoke(&app, "start_agent_turn", json!({"prompt": "use logger.debug"})).unwrap();
+    let top = wait_for("the agent waiting on the top action", || {
+        let q = invoke(&app, "list_actions", json!({})).unwrap();
+        let top = q["actions"][0].clone();
+        (top["proposal"]["waiting"] == true).then_some(top)
+    });
+    let id = top["id"].as_str().unwrap().to_string();
+    let answered = invoke(&app, "snooze_action", json!({"actionId": id})).unwrap();
+    assert_eq!(answered, 1, "one agent was waiting");
+    let events = finished_turn(&app, 1);
+    let resolved = events.iter().find(|e| e["kind"] == "toolResult" && e["tool"] == "resolve").unwrap();
+    let text = resolved["text"].as_str().unwrap();
+    assert!(text.contains("will review") && text.contains("nothing was applied"), "the agent hears Not now: {text}");
+    let q = invoke(&app, "list_actions", json!({})).unwrap();
+    assert_eq!(q["actions"][0]["id"], json!(id), "the action stays pending: {q}");
+    assert_eq!(q["actions"][0]["proposal"]["waiting"], false, "nobody waits now: {q}");
+    assert!(fs::read_to_string(app.ws.path().join("src/a.ts")).unwrap().contains("console.log"), "nothing written");
+    assert_eq!(invoke(&app, "list_history", json!({})).unwrap(), json!([]), "Not now decides nothing");
+    assert_eq!(invoke(&app, "snooze_action", json!({"actionId": id})).unwrap(), 0, "nobody left to answer");
+    let err = invoke(&app, "snooze_action", json!({"actionId": "pa-nope-1"})).unwrap_err();
+    assert_eq!(err["code"], "unknownAction", "{err}");
 }
 
 #[test]
@@ -1073,6 +1112,7 @@ fn the_hidden_unicode_fixtures_are_what_the_shell_shows() {
         policy: resolve_engine::ResolvePolicy::Human,
         data_dir: Some(data.path().to_path_buf()),
         config_dir: Some(data.path().join("config")),
+        new_window: false,
     };
     let state = tauri::async_runtime::block_on(AppState::start(&args)).expect("state starts");
     let app = resolve_desk::builder(mock_builder(), state).build(mock_context(noop_assets())).expect("app builds");
@@ -1155,4 +1195,160 @@ fn the_hidden_unicode_fixtures_are_what_the_shell_shows() {
     check_fixture("file_diff_hidden.json", &normalise(diff));
     check_fixture("file_texts_hidden.json", &normalise(texts));
     check_fixture("rename_rows_hidden.json", &normalise(renames));
+}
+
+// ---- one desk, many folders ----
+
+/// An app started as `resolve-desk WS --data-dir DATA` (no script: it records and reopens its
+/// folders), with its window.
+fn desk_on(ws: &std::path::Path, data: &std::path::Path) -> (tauri::App<MockRuntime>, WebviewWindow<MockRuntime>) {
+    let args = Args {
+        workspace: Some(ws.to_path_buf()),
+        script: None,
+        policy: resolve_engine::ResolvePolicy::Human,
+        data_dir: Some(data.to_path_buf()),
+        config_dir: Some(data.join("config")),
+        new_window: false,
+    };
+    let state = tauri::async_runtime::block_on(AppState::start(&args)).expect("state starts");
+    let app = resolve_desk::builder(mock_builder(), state).build(mock_context(noop_assets())).expect("app builds");
+    let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("window");
+    (app, webview)
+}
+
+fn preview_in(webview: &WebviewWindow<MockRuntime>) -> String {
+    let params =
+        json!({"ops": [{"pat": "console.log($$$A)", "out": "logger.debug($$$A)"}], "lang": "ts", "path": "src"});
+    let out = invoke_on(webview, "run_tool", json!({"name": "ast_edit", "params": params})).unwrap();
+    assert_eq!(out["isError"], false, "{out}");
+    out["details"]["action_id"].as_str().unwrap().to_string()
+}
+
+fn roots(list: &Value) -> Vec<(String, u64, bool)> {
+    list["folders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (f["name"].as_str().unwrap().to_string(), f["pending"].as_u64().unwrap(), f["active"].as_bool().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn one_desk_serves_many_folders_each_with_its_own_stack_and_a_restart_reopens_them() {
+    use resolve_desk::join;
+    use tauri::Manager as _;
+    let data = tempfile::tempdir().unwrap();
+    let parent = tempfile::tempdir().unwrap();
+    let (a, b) = (parent.path().join("alpha"), parent.path().join("beta"));
+    for ws in [&a, &b] {
+        fs::create_dir_all(ws.join("src")).unwrap();
+        fs::write(ws.join("src/a.ts"), "console.log(1);\n").unwrap();
+    }
+    let runtime = tempfile::tempdir().unwrap();
+    fs::set_permissions(runtime.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let control = runtime.path().join("resolve-desk").join("desk-test.sock");
+    {
+        let (app, window) = desk_on(&a, data.path());
+        let in_a = preview_in(&window);
+        let server = tauri::async_runtime::block_on(async { join::serve_app(app.handle().clone(), &control) })
+            .expect("the control socket listens");
+        // A second `resolve-desk beta`: beta opens beside alpha, which keeps the screen (it has
+        // an action pending).
+        let reply = tauri::async_runtime::block_on(join::ask(&control, &join::JoinRequest { open: Some(b.clone()) }))
+            .unwrap()
+            .expect("the running desk answers");
+        assert!(reply.ok, "{reply:?}");
+        let list = invoke_on(&window, "list_folders", json!({})).unwrap();
+        assert_eq!(roots(&list), vec![("alpha".into(), 1, true), ("beta".into(), 0, false)], "{list}");
+        assert_eq!(invoke_on(&window, "get_session", json!({})).unwrap()["workspaceRoot"], list["folders"][0]["root"]);
+        // Asked again: the same folder, not a second one.
+        tauri::async_runtime::block_on(join::ask(&control, &join::JoinRequest { open: Some(b.clone()) })).unwrap();
+        assert_eq!(invoke_on(&window, "list_folders", json!({})).unwrap()["folders"].as_array().unwrap().len(), 2);
+
+        let beta_root = list["folders"][1]["root"].as_str().unwrap().to_string();
+        let shown = invoke_on(&window, "select_folder", json!({"root": beta_root})).unwrap();
+        assert_eq!(shown["workspaceRoot"], json!(beta_root));
+        assert_eq!(invoke_on(&window, "list_actions", json!({})).unwrap()["actions"], json!([]), "beta's own stack");
+        let first = preview_in(&window);
+        let second = preview_in(&window);
+        assert_ne!(first, in_a);
+        // The inbox: every folder's pending actions, newest push first, each with its place.
+        let inbox = invoke_on(&window, "list_inbox", json!({})).unwrap();
+        let rows: Vec<(String, String, u64, u64)> = inbox
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                let s = |k: &str| i[k].as_str().unwrap().to_string();
+                (
+                    i["action"]["id"].as_str().unwrap().to_string(),
+                    s("folder"),
+                    i["position"].as_u64().unwrap(),
+                    i["of"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                (second.clone(), "beta".to_string(), 1, 2),
+                (first.clone(), "beta".to_string(), 2, 2),
+                (in_a.clone(), "alpha".to_string(), 1, 1)
+            ],
+            "{inbox}"
+        );
+        assert_eq!(inbox[0]["action"]["isTop"], true);
+        assert_eq!(inbox[1]["action"]["isTop"], false, "only a folder's top can be resolved");
+        assert_eq!(inbox[0]["action"]["counts"]["files"], 1);
+        let out =
+            invoke_on(&window, "resolve_action", json!({"action": "apply", "reason": "ok", "expectedId": second}))
+                .unwrap();
+        assert_eq!(out["isError"], false, "{out}");
+        assert_eq!(fs::read_to_string(b.join("src/a.ts")).unwrap(), "logger.debug(1);\n");
+        assert_eq!(fs::read_to_string(a.join("src/a.ts")).unwrap(), "console.log(1);\n", "alpha untouched");
+        let list = invoke_on(&window, "list_folders", json!({})).unwrap();
+        assert_eq!(roots(&list), vec![("alpha".into(), 1, false), ("beta".into(), 1, true)], "{list}");
+        let history = invoke_on(&window, "list_history", json!({})).unwrap();
+        assert_eq!(history.as_array().unwrap().len(), 1, "beta's history only: {history}");
+
+        let err = invoke_on(&window, "select_folder", json!({"root": "/nowhere"})).unwrap_err();
+        assert_eq!(err["code"], "notFound", "{err}");
+        assert!(err["message"].as_str().unwrap().contains("/nowhere"), "{err}");
+        // Discarding one folder's actions leaves the other's.
+        let alpha_root = list["folders"][0]["root"].as_str().unwrap().to_string();
+        let err = invoke_on(&window, "discard_all", json!({"reason": " ", "folder": alpha_root})).unwrap_err();
+        assert_eq!(err["code"], "reasonRequired", "{err}");
+        app.state::<AppState>().journal().unwrap().flush();
+        drop(server);
+        drop(window);
+        drop(app);
+    }
+    // Started again on alpha: beta comes back beside it, each with its own stack.
+    let (_app, window) = desk_on(&a, data.path());
+    let list = invoke_on(&window, "list_folders", json!({})).unwrap();
+    let mut got = roots(&list);
+    got.sort();
+    assert_eq!(got, vec![("alpha".into(), 1, true), ("beta".into(), 1, false)], "{list}");
+    let beta_root = list["folders"].as_array().unwrap().iter().find(|f| f["name"] == "beta").unwrap()["root"].clone();
+    let err = invoke_on(&window, "close_folder", json!({"root": list["active"]})).map(|_| ()).err();
+    assert!(err.is_none(), "two open: alpha can close");
+    let left = invoke_on(&window, "list_folders", json!({})).unwrap();
+    assert_eq!(left["active"], beta_root, "{left}");
+    let err = invoke_on(&window, "close_folder", json!({"root": beta_root})).unwrap_err();
+    assert_eq!(err["code"], "invalidParams", "the last folder stays: {err}");
+}
+
+#[test]
+fn the_nudge_setting_is_on_by_default_and_kept_in_the_config_folder() {
+    let app = start_empty();
+    let settings = invoke(&app, "get_desk_settings", json!({})).unwrap();
+    assert_eq!(settings, json!({"notifications": true, "tray": true}));
+    let saved =
+        invoke(&app, "save_desk_settings", json!({"settings": {"notifications": false, "tray": true}})).unwrap();
+    assert_eq!(saved["notifications"], false);
+    let file = app._data.path().join("config/resolve-desk/desk.json");
+    let kept: Value = serde_json::from_slice(&fs::read(&file).unwrap()).unwrap();
+    assert_eq!(kept["notifications"], false, "{}", file.display());
 }

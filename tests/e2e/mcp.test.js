@@ -150,6 +150,32 @@ test("two MCP clients share the window's stack: LIFO across both, each card name
   }
 });
 
+test("Not now answers the waiting agent without deciding: the action stays pending", async () => {
+  const { client } = await agent("e2e-snoozer");
+  try {
+    const discardFile = fs.readFileSync(path.join(ws, "src/discard.ts"), "utf8");
+    const answer = client.callTool({ name: "resolve", arguments: { action: "discard", reason: "Not sure about it" } }, undefined, {
+      timeout: 120000,
+      resetTimeoutOnProgress: true,
+    });
+    await (await cards())[0].click();
+    const notNow = await browser.$('[data-testid="not-now-button"]');
+    await notNow.waitForDisplayed({ ...WAIT, timeoutMsg: "Not now is offered while the agent waits" });
+    assert.ok(await browser.$('[data-testid="card-agent-waiting"]').isDisplayed(), "the card shows the agent waiting");
+    await browser.saveScreenshot(path.join(SHOTS, "not-now.png"));
+    await notNow.click();
+    const result = await answer;
+    assert.notEqual(result.isError, true, textOf(result));
+    assert.match(textOf(result), /will review .* later; nothing was applied or discarded/);
+    await browser.$('[data-testid="proposal-not-waiting"]').waitForDisplayed({ ...WAIT, timeoutMsg: "the proposal stays, not waiting" });
+    assert.equal((await cards()).length, 1, "the action stays on the stack");
+    assert.ok(!(await browser.$('[data-testid="not-now-button"]').isExisting()), "nobody waits now");
+    assert.equal(fs.readFileSync(path.join(ws, "src/discard.ts"), "utf8"), discardFile, "nothing was discarded or written");
+  } finally {
+    await client.close();
+  }
+});
+
 test("closing the window while an agent waits applies nothing and tells the agent", async () => {
   const { client } = await agent("e2e-agent");
   // Closed whatever happens, so a failure here cannot leave the test file waiting on it.

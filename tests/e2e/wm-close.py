@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Asks the app's window to close the way a window manager does (the title bar's close
 button, Alt+F4): an X11 ClientMessage WM_PROTOCOLS / WM_DELETE_WINDOW sent to every top-level
-window whose title is argv[1]. GTK turns it into a delete-event, Tauri into CloseRequested.
+window whose title is argv[1] (or argv[1] followed by " (…)", the pending count). GTK turns it into a delete-event, Tauri into CloseRequested.
 Xvfb runs no window manager, so the test plays its part. Exit 1 if no window has the title.
 
-Usage: wm-close.py TITLE   (DISPLAY must be set)
+Usage: wm-close.py TITLE   (DISPLAY must be set); wm-close.py --titles lists the top-level
+windows' titles, one a line, and closes nothing.
 """
 import ctypes
 import ctypes.util
@@ -69,6 +70,13 @@ def title(d, w):
 
 def main():
     want = sys.argv[1]
+    if want == "--titles":
+        d = x.XOpenDisplay(None)
+        for w in children(d, x.XDefaultRootWindow(d)):
+            name = title(d, w)
+            if name:
+                print(name)
+        return
     d = x.XOpenDisplay(None)
     if not d:
         sys.exit("wm-close: cannot open the X display (is DISPLAY set?)")
@@ -76,7 +84,9 @@ def main():
     delete = x.XInternAtom(d, b"WM_DELETE_WINDOW", 0)
     sent = 0
     for w in children(d, x.XDefaultRootWindow(d)):
-        if title(d, w) != want:
+        name = title(d, w)
+        # The title may carry the pending count: "Resolve Desk (3 pending)".
+        if name is None or not (name == want or name.startswith(want + " (")):
             continue
         ev = XEvent()
         ev.xclient.type = CLIENT_MESSAGE

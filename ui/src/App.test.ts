@@ -337,58 +337,100 @@ describe('one Apply, one refresh', () => {
   });
 });
 
-describe('leaving with pending actions', () => {
-  it('opening a folder asks first; Keep opens it and leaves the pending actions undecided', async () => {
+describe('one desk, many folders', () => {
+  const tabs = () => screen.queryAllByTestId('folder-tab');
+  const tab = (root: string) => tabs().find((t) => t.dataset.root === root)!;
+
+  it('opening a folder asks nothing: it opens beside the first, with its own empty stack, and the first keeps its actions', async () => {
     const { backend, user } = await setup();
     const resolve = vi.spyOn(backend, 'resolveAction');
-    const open = vi.spyOn(backend, 'openWorkspace');
+    const first = (await backend.getSession()).workspaceRoot;
     await user.click(screen.getByTestId('open-folder-button'));
-    const dialog = await screen.findByTestId('leave-dialog');
-    expect(dialog).toHaveTextContent('leaves 4 pending actions in');
-    expect(open).not.toHaveBeenCalled();
-    // The default answer has the focus.
-    expect(screen.getByTestId('leave-keep')).toHaveFocus();
-    await user.click(screen.getByTestId('leave-keep'));
-    await waitFor(() => expect(open).toHaveBeenCalledWith('/home/demo/payments-service'));
+    await waitFor(() => expect(tabs()).toHaveLength(2));
+    expect(screen.queryByTestId('leave-dialog'), 'nothing is left behind: no question').toBeNull();
+    expect(screen.getByTestId('workspace-name')).toHaveTextContent('payments-service');
+    await waitFor(() => expect(screen.queryAllByTestId('queue-card')).toHaveLength(0));
     expect(resolve).not.toHaveBeenCalled();
-    expect(screen.queryByTestId('leave-dialog')).toBeNull();
+    expect(within(tab(first)).getByTestId('folder-pending')).toHaveTextContent('4');
+    expect(within(tab('/home/demo/payments-service')).getByTestId('folder-pending')).toHaveTextContent('0');
+    expect(tab('/home/demo/payments-service').dataset.active).toBe('true');
+    expect(within(tab(first)).getByTestId('folder-path')).toHaveTextContent(first);
+    // Back to the first folder: its stack, as it was.
+    await user.click(within(tab(first)).getByTestId('folder-name'));
+    await waitFor(() => expect(screen.getAllByTestId('queue-card')).toHaveLength(4));
+    expect(tab(first).dataset.active).toBe('true');
   });
 
-  it('Discard all needs a reason, discards each action with it verbatim, then opens the folder', async () => {
-    const { backend, user } = await setup();
-    const discardAll = vi.spyOn(backend, 'discardAll');
-    const resolve = vi.spyOn(backend, 'resolveAction');
-    const open = vi.spyOn(backend, 'openWorkspace');
-    await user.click(screen.getByTestId('open-folder-button'));
-    await screen.findByTestId('leave-dialog');
-    expect(screen.getByTestId('leave-discard')).toBeDisabled();
-    await user.type(screen.getByTestId('leave-reason'), '  switching projects ');
-    await user.click(screen.getByTestId('leave-discard'));
-    await waitFor(() => expect(open).toHaveBeenCalled());
-    expect(discardAll).toHaveBeenCalledWith('  switching projects ');
-    expect(resolve.mock.calls.map(([choice, reason]) => [choice, reason])).toEqual(Array(4).fill(['discard', '  switching projects ']));
-    // Every discard came before the switch.
-    expect(Math.max(...resolve.mock.invocationCallOrder)).toBeLessThan(open.mock.invocationCallOrder[0]!);
-  });
-
-  it('Cancel stays in the workspace with every action still pending', async () => {
-    const { backend, user } = await setup();
-    const open = vi.spyOn(backend, 'openWorkspace');
-    await user.click(screen.getByTestId('open-folder-button'));
-    await screen.findByTestId('leave-dialog');
-    await user.click(screen.getByTestId('leave-cancel'));
-    expect(screen.queryByTestId('leave-dialog')).toBeNull();
-    expect(open).not.toHaveBeenCalled();
+  it('a folder another process opened shows as a tab, with its count and a mark while its agent waits', async () => {
+    const { backend } = await setup();
+    const scenario = reviewScenario();
+    scenario.queue.actions[0]!.proposal = { choice: 'apply', reason: 'tests pass', client: 'claude-code', callId: 'c-1', waiting: true };
+    backend.openElsewhere('/home/demo/shop', scenario);
+    await waitFor(() => expect(tabs()).toHaveLength(2));
+    const shop = tab('/home/demo/shop');
+    expect(within(shop).getByTestId('folder-name')).toHaveTextContent('shop');
+    expect(within(shop).getByTestId('folder-pending')).toHaveTextContent('4');
+    expect(within(shop).getByTestId('folder-waiting')).toBeInTheDocument();
+    expect(shop.dataset.active, 'a folder opened elsewhere never takes the screen from a review').toBe('false');
     expect(screen.getAllByTestId('queue-card')).toHaveLength(4);
   });
 
-  it('closing the window asks; Cancel releases the close, Keep closes', async () => {
+  it('closing a folder asks about its own pending actions only; Keep closes it and decides nothing', async () => {
     const { backend, user } = await setup();
+    const first = (await backend.getSession()).workspaceRoot;
+    backend.openElsewhere('/home/demo/shop', reviewScenario());
+    await waitFor(() => expect(tabs()).toHaveLength(2));
+    const resolve = vi.spyOn(backend, 'resolveAction');
+    await user.click(within(tab('/home/demo/shop')).getByTestId('folder-close'));
+    const dialog = await screen.findByTestId('leave-dialog');
+    expect(dialog.dataset.destination).toBe('closeFolder');
+    expect(dialog).toHaveTextContent('Closing the folder shop leaves 4 pending actions in /home/demo/shop');
+    expect(screen.getByTestId('leave-keep')).toHaveFocus();
+    await user.click(screen.getByTestId('leave-keep'));
+    await waitFor(() => expect(tabs()).toHaveLength(0));
+    expect(resolve).not.toHaveBeenCalled();
+    expect((await backend.listFolders()).folders.map((f) => f.root)).toEqual([first]);
+    expect(screen.getAllByTestId('queue-card'), 'the folder shown is untouched').toHaveLength(4);
+  });
+
+  it('Discard all on closing a folder discards that folder\'s actions only, with the reason verbatim', async () => {
+    const { backend, user } = await setup();
+    backend.openElsewhere('/home/demo/shop', reviewScenario());
+    await waitFor(() => expect(tabs()).toHaveLength(2));
+    const discardAll = vi.spyOn(backend, 'discardAll');
+    await user.click(within(tab('/home/demo/shop')).getByTestId('folder-close'));
+    await screen.findByTestId('leave-dialog');
+    expect(screen.getByTestId('leave-discard')).toBeDisabled();
+    await user.type(screen.getByTestId('leave-reason'), '  done with shop ');
+    await user.click(screen.getByTestId('leave-discard'));
+    await waitFor(() => expect(tabs()).toHaveLength(0));
+    expect(discardAll).toHaveBeenCalledWith('  done with shop ', '/home/demo/shop');
+    expect(screen.getAllByTestId('queue-card'), 'the other folder keeps its stack').toHaveLength(4);
+    expect((await backend.listHistory()).some((h) => h.reason === '  done with shop '), 'not in this folder\'s history').toBe(false);
+  });
+
+  it('Cancel keeps the folder open with every action pending', async () => {
+    const { backend, user } = await setup();
+    backend.openElsewhere('/home/demo/shop', reviewScenario());
+    await waitFor(() => expect(tabs()).toHaveLength(2));
+    const close = vi.spyOn(backend, 'closeFolder');
+    await user.click(within(tab('/home/demo/shop')).getByTestId('folder-close'));
+    await screen.findByTestId('leave-dialog');
+    await user.click(screen.getByTestId('leave-cancel'));
+    expect(screen.queryByTestId('leave-dialog')).toBeNull();
+    expect(close).not.toHaveBeenCalled();
+    expect(tabs()).toHaveLength(2);
+  });
+
+  it('closing the window asks about every folder\'s actions; Cancel releases the close, Keep closes', async () => {
+    const { backend, user } = await setup();
+    backend.openElsewhere('/home/demo/shop', reviewScenario());
+    await waitFor(() => expect(tabs()).toHaveLength(2));
     const confirm = vi.spyOn(backend, 'confirmClose');
     backend.requestClose();
     const dialog = await screen.findByTestId('leave-dialog');
     expect(dialog.dataset.destination).toBe('close');
-    expect(dialog).toHaveTextContent('Closing the window leaves 4 pending actions');
+    expect(dialog).toHaveTextContent('Closing the window leaves 8 pending actions in 2 open folders');
     await user.keyboard('{Escape}');
     await waitFor(() => expect(confirm).toHaveBeenCalledWith(false));
     expect(backend.closed).toBe(false);
@@ -399,14 +441,81 @@ describe('leaving with pending actions', () => {
     expect(screen.getAllByTestId('queue-card')).toHaveLength(4);
   });
 
-  it('with nothing pending, opening a folder does not ask', async () => {
+  it('with one folder, the window\'s close names it, as before', async () => {
+    const { backend } = await setup();
+    backend.requestClose();
+    const dialog = await screen.findByTestId('leave-dialog');
+    expect(dialog).toHaveTextContent('Closing the window leaves 4 pending actions');
+    expect(tabs(), 'no tabs for a single folder').toHaveLength(0);
+  });
+});
+
+describe('the inbox', () => {
+  it('lists every folder\'s pending actions newest push first, with folder, agent, waiting mark, size, age and order; an item opens its folder', async () => {
+    const { backend, user } = await setup();
+    const first = (await backend.getSession()).workspaceRoot;
+    const shop = reviewScenario();
+    const newest = Math.max(...shop.queue.actions.map((a) => a.createdAtMs)) + 3_600_000;
+    shop.queue.actions = shop.queue.actions.slice(0, 2).map((a, i) => ({ ...a, createdAtMs: newest - i * 60_000 }));
+    shop.queue.actions[0]!.proposal = { choice: 'apply', reason: 'tests pass', client: 'claude-code', callId: 'c-1', waiting: true };
+    shop.queue.actions[0]!.pushedBy = 'claude-code';
+    backend.openElsewhere('/home/demo/shop', shop);
+    await waitFor(() => expect(screen.getByTestId('inbox-count')).toHaveTextContent('6'));
+    expect(screen.getByTestId('inbox-waiting')).toBeInTheDocument();
+
+    await user.click(screen.getByTestId('inbox-button'));
+    await waitFor(() => expect(screen.getAllByTestId('inbox-item')).toHaveLength(6));
+    const items = screen.getAllByTestId('inbox-item');
+    expect(screen.getByTestId('inbox-lifo-note')).toHaveTextContent('Only the top action of each folder can be applied or discarded');
+    expect(items.map((i) => i.dataset.root)).toEqual(['/home/demo/shop', '/home/demo/shop', first, first, first, first]);
+    const times = (await backend.listInbox()).map((i) => i.action.createdAtMs);
+    expect(times, 'newest push first').toEqual([...times].sort((a, b) => b - a));
+    const top = items[0]!;
+    expect(within(top).getByTestId('inbox-folder')).toHaveTextContent('shop');
+    expect(within(top).getByTestId('inbox-agent')).toHaveTextContent('by claude-code');
+    expect(within(top).getByTestId('inbox-waiting')).toHaveTextContent('claude-code is waiting');
+    expect(within(top).getByTestId('inbox-size')).toHaveTextContent(/^\d+ files?, \+\d+ −\d+ lines$/);
+    expect(within(top).getByTestId('inbox-age')).toHaveTextContent(/ago|just now|yesterday/);
+    expect(within(top).getByTestId('inbox-order')).toHaveTextContent('top of shop (1 of 2): can be decided now');
+    const below = items[1]!;
+    expect(within(below).getByTestId('inbox-order')).toHaveTextContent('2 of 2 in shop: decide the one above it first');
+    expect(within(below).queryByTestId('inbox-waiting')).toBeNull();
+
+    // Opening the second item of shop goes to shop's stack with that action shown (not top: LIFO).
+    const id = below.dataset.actionId!;
+    await user.click(below);
+    await waitFor(() => expect(screen.queryByTestId('inbox-dialog')).toBeNull());
+    await waitFor(() => expect(screen.getByTestId('workspace-name')).toHaveTextContent('shop'));
+    await waitFor(() => expect(screen.getAllByTestId('queue-card').find((c) => c.getAttribute('aria-current') === 'true')?.dataset.actionId).toBe(id));
+    expect(screen.getByTestId('not-top-message')).toBeInTheDocument();
+  });
+
+  it('says so when nothing is pending anywhere', async () => {
     const { backend, user } = await setup();
     await backend.discardAll('clean slate');
-    await waitFor(() => expect(screen.queryAllByTestId('queue-card')).toHaveLength(0));
-    const open = vi.spyOn(backend, 'openWorkspace');
-    await user.click(screen.getByTestId('open-folder-button'));
-    await waitFor(() => expect(open).toHaveBeenCalled());
-    expect(screen.queryByTestId('leave-dialog')).toBeNull();
+    await user.click(screen.getByTestId('inbox-button'));
+    expect(await screen.findByTestId('inbox-empty')).toHaveTextContent('Nothing pending in any open folder.');
+  });
+});
+
+describe('the nudge', () => {
+  it('a clicked notification brings its folder with its action on screen', async () => {
+    const { backend } = await setup();
+    backend.openElsewhere('/home/demo/shop', reviewScenario());
+    await waitFor(() => expect(screen.getAllByTestId('folder-tab')).toHaveLength(2));
+    const id = reviewScenario().queue.actions[1]!.id;
+    await backend.clickNotification('/home/demo/shop', id);
+    await waitFor(() => expect(screen.getByTestId('workspace-name')).toHaveTextContent('shop'));
+    await waitFor(() => expect(screen.getAllByTestId('queue-card').find((c) => c.getAttribute('aria-current') === 'true')?.dataset.actionId).toBe(id));
+  });
+
+  it('the nudge can be turned off in the inbox', async () => {
+    const { backend, user } = await setup();
+    await user.click(screen.getByTestId('inbox-button'));
+    const notify = await screen.findByTestId('setting-notifications');
+    expect(notify).toBeChecked();
+    await user.click(notify);
+    await waitFor(() => expect(backend.deskSettings).toEqual({ notifications: false, tray: true }));
   });
 });
 

@@ -7,6 +7,10 @@ import userEvent from '@testing-library/user-event';
 import App from './App.svelte';
 import { FakeBackend } from './test/fakeBackend';
 import { reviewScenario } from './test/scenarios';
+import QUEUE from '../../crates/protocol/fixtures/queue_snapshot.json';
+import type { QueueSnapshot } from './ipc/backend';
+
+const fixtureQueue = () => structuredClone(QUEUE) as QueueSnapshot;
 
 async function setup() {
   const backend = new FakeBackend({ latencyMs: 0, scenario: reviewScenario() });
@@ -176,5 +180,48 @@ describe('focus during a resolve', () => {
     release();
     await waitFor(() => expect(cardIds()).toHaveLength(3));
     await waitFor(() => expect(screen.getByTestId('reason-input')).toHaveFocus());
+  });
+});
+
+describe('"Not now" for a waiting agent', () => {
+  async function waitingSetup() {
+    const scenario = reviewScenario();
+    const q = fixtureQueue();
+    scenario.queue.actions[0]!.proposal = structuredClone(q.actions[0]!.proposal);
+    const backend = new FakeBackend({ latencyMs: 0, scenario });
+    const user = userEvent.setup();
+    render(App, { backend });
+    await waitFor(() => expect(screen.getAllByTestId('queue-card').length).toBe(4));
+    return { backend, user };
+  }
+
+  it('answers the agent without deciding: the action stays pending, no longer waiting, nothing in the history', async () => {
+    const { backend, user } = await waitingSetup();
+    const history = (await backend.listHistory()).length;
+    const top = cardIds()[0]!;
+    expect(screen.getByTestId('proposal-waiting')).toHaveTextContent('claude-code is waiting for your review.');
+    const snooze = vi.spyOn(backend, 'snoozeAction');
+    const notNow = screen.getByTestId('not-now-button');
+    expect(notNow, 'Not now needs no reason: it decides nothing').toBeEnabled();
+    await user.click(notNow);
+    expect(snooze).toHaveBeenCalledWith(top);
+    await waitFor(() => expect(screen.getByTestId('proposal-not-waiting')).toBeInTheDocument());
+    expect(screen.queryByTestId('not-now-button'), 'nobody waits now').toBeNull();
+    expect(screen.queryByTestId('card-agent-waiting')).toBeNull();
+    expect(cardIds()[0], 'the action stays on top of the stack').toBe(top);
+    expect(cardIds()).toHaveLength(4);
+    expect(screen.getByTestId('result-banner')).toHaveTextContent('claude-code was told you will review this later; nothing was applied. It stays pending.');
+    expect((await backend.listHistory()).length, 'Not now is not a decision').toBe(history);
+    // Discard is still there, and distinct: it decides.
+    expect(screen.getByTestId('discard-button')).toBeInTheDocument();
+  });
+
+  it('is offered only while the agent waits', async () => {
+    const scenario = reviewScenario();
+    const q = fixtureQueue();
+    scenario.queue.actions[0]!.proposal = { ...q.actions[0]!.proposal!, waiting: false };
+    render(App, { backend: new FakeBackend({ latencyMs: 0, scenario }) });
+    await waitFor(() => expect(screen.getByTestId('proposal-not-waiting')).toBeInTheDocument());
+    expect(screen.queryByTestId('not-now-button')).toBeNull();
   });
 });

@@ -68,7 +68,9 @@ Serve Resolve Desk to a coding agent over MCP (stdio).
 Without --headless, rdesk joins the Resolve Desk window that has --workspace open, through a
 socket only your user can open ($XDG_RUNTIME_DIR/resolve-desk/, no TCP port); if no window
 has it open, rdesk starts `resolve-desk DIR` (found beside rdesk, else on PATH; the
-RESOLVE_DESK_BIN variable overrides) and joins it once it is up. The agent's previews then
+RESOLVE_DESK_BIN variable overrides) and joins it once it is up. When a desk is already
+running for another folder, DIR opens there, beside its other folders (one desk, many
+folders), instead of in a second window. The agent's previews then
 wait in that window, and `resolve` returns the person's decision and reason. Before sending
 anything, rdesk checks that the socket, its folder and the process listening on it are your
 user's; if any is another user's, it stops with an error (exit 1) and starts no desk.
@@ -208,7 +210,9 @@ fn desk_binary() -> PathBuf {
 }
 
 /// Starts `resolve-desk ROOT` detached (own session, stdio to /dev/null) and waits until its
-/// socket accepts connections; returns that (checked) connection.
+/// socket accepts connections; returns that (checked) connection. When a desk is already
+/// running for this user, `resolve-desk ROOT` joins it (ROOT opens beside its other folders)
+/// and exits once ROOT's socket is up.
 async fn start_desk(root: &Path, policy: Option<Policy>, socket: &Path) -> Result<tokio::net::UnixStream, String> {
     use std::os::unix::process::CommandExt;
     let bin = desk_binary();
@@ -245,6 +249,13 @@ async fn start_desk(root: &Path, policy: Option<Policy>, socket: &Path) -> Resul
             Err(e) => return Err(e.to_string()),
         }
         if let Ok(Some(status)) = child.try_wait() {
+            // A desk was already running (for another folder): `resolve-desk ROOT` had it open
+            // ROOT beside its other folders and exited; the socket is up by then.
+            if status.success() {
+                if let Ok(Some(stream)) = resolve_mcp::connect_checked(socket).await {
+                    return Ok(stream);
+                }
+            }
             return Err(format!(
                 "started `{} {}` but it exited ({status}) before opening its socket {}. Run it yourself to see why.",
                 bin.display(),

@@ -92,8 +92,8 @@ pub fn socket_path_in(dir: &Path, root: &Path) -> PathBuf {
 }
 
 /// Creates `dir` 0700 if missing; refuses it unless it is a real folder owned by this user
-/// that nobody else can enter.
-pub(crate) fn ensure_private_dir(dir: &Path) -> Result<(), SocketError> {
+/// that nobody else can enter. (The app's control socket lives in the same folder.)
+pub fn ensure_private_dir(dir: &Path) -> Result<(), SocketError> {
     if let Some(parent) = dir.parent() {
         std::fs::create_dir_all(parent).map_err(|source| SocketError::CreateDir { path: parent.into(), source })?;
     }
@@ -169,8 +169,9 @@ pub async fn connect_checked(path: &Path) -> Result<Option<UnixStream>, SocketEr
     }
 }
 
-/// Why the process at the other end of `stream` is not this user's, if it is not.
-fn peer_problem(stream: &UnixStream) -> Option<String> {
+/// Why the process at the other end of `stream` is not this user's, if it is not
+/// (`SO_PEERCRED`).
+pub fn peer_problem(stream: &UnixStream) -> Option<String> {
     match stream.peer_cred() {
         Ok(cred) if cred.uid() == euid() => None,
         Ok(cred) => Some(format!(

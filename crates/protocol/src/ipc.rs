@@ -35,8 +35,23 @@ pub mod commands {
     pub const RERUN_ACTION: &str = "rerun_action";
     /// `{ text } -> ScriptStep[]` (JSON Lines, one `{"tool", "params"}` per line)
     pub const RUN_SCRIPT: &str = "run_script";
-    /// `{ path } -> SessionInfo`
+    /// `{ path } -> SessionInfo`: opens the folder beside the others (or shows it when it is
+    /// open already) and shows it
     pub const OPEN_WORKSPACE: &str = "open_workspace";
+    /// `() -> FolderList`: every open folder, in the order opened
+    pub const LIST_FOLDERS: &str = "list_folders";
+    /// `{ root } -> SessionInfo`: shows another open folder (every other command then acts on it)
+    pub const SELECT_FOLDER: &str = "select_folder";
+    /// `{ root } -> FolderList`: closes one open folder (its pending actions stay kept for
+    /// next time unless discarded first with `discard_all { folder }`); the last one cannot be
+    /// closed
+    pub const CLOSE_FOLDER: &str = "close_folder";
+    /// `() -> InboxItem[]`: every open folder's pending actions, newest push first
+    pub const LIST_INBOX: &str = "list_inbox";
+    /// `() -> DeskSettings`: notifications and the tray icon on or off
+    pub const GET_DESK_SETTINGS: &str = "get_desk_settings";
+    /// `{ settings: DeskSettings } -> DeskSettings`
+    pub const SAVE_DESK_SETTINGS: &str = "save_desk_settings";
     /// `() -> string[]`, most recent first
     pub const RECENT_WORKSPACES: &str = "recent_workspaces";
     /// `{ policy: "human" | "agent" } -> SessionInfo`; refused while actions are pending
@@ -61,8 +76,13 @@ pub mod commands {
     /// `{ noticeId, actionId }`: the person clicked a banner's button
     /// ([`crate::NoticeAction`]); returns the banners to show now.
     pub const NOTICE_ACTION: &str = "notice_action";
-    /// `{ reason }`: the person discards every pending action, top first, with `reason`
-    /// (verbatim; a blank one is refused); returns each discard's text.
+    /// `{ actionId } -> number`: "Not now" on an action an agent waits on: every waiting agent
+    /// is told the person will review it later and nothing was applied; the action stays
+    /// pending. Returns how many waits were answered (0: nobody waited any more).
+    pub const SNOOZE_ACTION: &str = "snooze_action";
+    /// `{ reason, folder: string | null }`: the person discards every pending action of
+    /// `folder` (a root; `null`: of every open folder), top first, with `reason` (verbatim; a
+    /// blank one is refused); returns each discard's text.
     pub const DISCARD_ALL: &str = "discard_all";
     /// `{ proceed }`: the person answered a `close-requested`: `true` closes the window
     /// (pending actions are kept for next time unless discarded first), `false` stays.
@@ -111,6 +131,13 @@ pub mod events {
     /// Payload [`super::CloseRequested`]: the window is asked to close while actions are
     /// pending; the UI asks the person and answers with `confirm_close`.
     pub const CLOSE_REQUESTED: &str = "close-requested";
+    /// Payload [`crate::FoldersChanged`]: a folder was opened, closed or shown, or one's
+    /// stack changed; the UI reads `list_folders` (and, when its `active` is another folder
+    /// than the one on screen, everything of that one).
+    pub const FOLDERS_CHANGED: &str = "folders-changed";
+    /// Payload [`crate::RevealAction`]: a notification was clicked; the window shows that
+    /// folder (the backend selected it) with that action.
+    pub const REVEAL_ACTION: &str = "reveal-action";
 }
 
 /// One event for the page: its name (one of [`events`]) and payload.
@@ -140,7 +167,7 @@ pub struct EventBatch {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CloseRequested {
-    /// How many actions are pending in the open workspace.
+    /// How many actions are pending, over every open folder.
     pub pending: u32,
 }
 

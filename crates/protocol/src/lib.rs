@@ -28,6 +28,7 @@
 //! Modules (one concept each):
 //! - [`ipc`] — command and event names, `IpcError { code, message }`;
 //! - [`session`] — the open workspace ([`SessionInfo`]);
+//! - [`folders`] — one desk, many folders: the folder tabs and the inbox over all of them;
 //! - [`queue`] — the pending-action stack as the UI sees it;
 //! - [`diff`] — per-file diffs of a change-set action and rename tables;
 //! - [`hidden`] — characters a person cannot see, or that look like others, and where they are;
@@ -41,6 +42,7 @@
 
 pub mod agent;
 pub mod diff;
+pub mod folders;
 pub mod hidden;
 pub mod ipc;
 pub mod notice;
@@ -57,6 +59,7 @@ pub use agent::{
     NewConversationOutcome, ResolvedInfo, TurnOutcome,
 };
 pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, FileTexts, Hunk, RenameRow, RenameStatus};
+pub use folders::{DeskSettings, FolderInfo, FolderList, FoldersChanged, InboxItem, RevealAction};
 pub use hidden::{HiddenChar, HiddenKind, LineHidden};
 pub use ipc::{CloseRequested, EventBatch, IpcError, IpcErrorCode, QueueChanged, ShellEvent};
 pub use notice::{Notice, NoticeAction, NoticeLevel};

@@ -39,6 +39,12 @@ pub fn bindings() -> String {
     declaration::<EventBatch>(&mut out);
     declaration::<Policy>(&mut out);
     declaration::<SessionInfo>(&mut out);
+    declaration::<FolderInfo>(&mut out);
+    declaration::<FolderList>(&mut out);
+    declaration::<FoldersChanged>(&mut out);
+    declaration::<InboxItem>(&mut out);
+    declaration::<DeskSettings>(&mut out);
+    declaration::<RevealAction>(&mut out);
     declaration::<QueueSnapshot>(&mut out);
     declaration::<ActionSummary>(&mut out);
     declaration::<ActionStatus>(&mut out);

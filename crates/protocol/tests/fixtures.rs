@@ -32,6 +32,8 @@ fn round_trip<T: DeserializeOwned + Serialize>(name: &str) -> T {
 }
 
 const FIXTURES: &[&str] = &[
+    "folder_list.json",
+    "inbox.json",
     "session_info.json",
     "queue_snapshot.json",
     "queue_changed.json",
@@ -247,6 +249,16 @@ fn file_replacements_fixture_round_trips_and_history_says_a_partial_apply() {
     assert_eq!(leave_out.replacements["src/x.ts"], vec![3]);
     let empty: LeaveOut = serde_json::from_value(serde_json::json!({})).unwrap();
     assert_eq!(empty, LeaveOut::default(), "absent lists are empty: a full apply");
+}
+
+#[test]
+fn folder_list_and_inbox_fixtures_round_trip() {
+    let list: FolderList = round_trip("folder_list.json");
+    assert_eq!(list.folders.iter().filter(|f| f.active).count(), 1, "one folder is shown");
+    assert_eq!(list.active, list.folders[0].root);
+    let inbox: Vec<InboxItem> = round_trip("inbox.json");
+    assert!(inbox[0].action.is_top && inbox[0].position == 1, "the top of a folder is position 1");
+    assert!(inbox.iter().skip(1).all(|i| !i.action.is_top && i.position > 1));
 }
 
 #[test]

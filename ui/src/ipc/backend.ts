@@ -14,6 +14,11 @@ import type {
   Policy,
   FileDiff,
   FileEntry,
+  FolderList,
+  FoldersChanged,
+  InboxItem,
+  DeskSettings,
+  RevealAction,
   FileTexts,
   HistoryEntry,
   IpcErrorCode,
@@ -86,7 +91,23 @@ export interface Backend {
   runTool(name: string, params: unknown): Promise<ToolRunOutcome>;
   rerunAction(actionId: string): Promise<ToolRunOutcome>;
   runScript(text: string): Promise<ScriptStep[]>;
+  /** Opens a folder beside the open ones (or finds it open) and shows it. */
   openWorkspace(path: string): Promise<SessionInfo>;
+  /** Every open folder, in the order opened, and the one shown. */
+  listFolders(): Promise<FolderList>;
+  /** Shows another open folder: every other method then acts on it. Rejects with `notFound` when it is not open. */
+  selectFolder(root: string): Promise<SessionInfo>;
+  /** Closes one open folder (its pending actions stay kept unless discarded first); the last one cannot be closed (`invalidParams`). */
+  closeFolder(root: string): Promise<FolderList>;
+  /** Every open folder's pending actions, newest push first, each with its place in its folder's stack. */
+  listInbox(): Promise<InboxItem[]>;
+  /** Whether the desk notifies and shows a tray icon. */
+  getDeskSettings(): Promise<DeskSettings>;
+  saveDeskSettings(settings: DeskSettings): Promise<DeskSettings>;
+  /** The person clicked a notification: show that folder (the backend shows it already) with that action. */
+  onRevealAction(handler: (event: RevealAction) => void): Promise<Unsubscribe>;
+  /** A folder was opened, closed or shown, or one's stack changed. */
+  onFoldersChanged(handler: (event: FoldersChanged) => void): Promise<Unsubscribe>;
   recentWorkspaces(): Promise<string[]>;
   /** Asks the person for a folder; `null` when they cancel. */
   pickFolder(): Promise<string | null>;
@@ -112,11 +133,21 @@ export interface Backend {
   dismissNotice(id: string): Promise<Notice[]>;
   /** A banner's button was clicked (e.g. "Trust this folder's tools", "Not now"); the banners to show now. Rejects with the backend's reason (e.g. the tools changed since they were shown). */
   noticeAction(noticeId: string, actionId: string): Promise<Notice[]>;
+  /**
+   * "Not now" on an action an agent waits on: the waiting agents are told the person will
+   * review it later and nothing was applied; the action stays pending. How many waits were
+   * answered (0: nobody waited any more). Rejects with `unknownAction` when it left the stack.
+   */
+  snoozeAction(actionId: string): Promise<number>;
   /** The whole list, whenever it changes. */
   onNoticesChanged(handler: (notices: Notice[]) => void): Promise<Unsubscribe>;
 
-  /** Discards every pending action as the person, top first, with `reason` (a blank one is refused); each discard's text. */
-  discardAll(reason: string): Promise<string[]>;
+  /**
+   * Discards every pending action of the open folder `folder` (a root; absent or `null`: of
+   * every open folder) as the person, top first, with `reason` (a blank one is refused); each
+   * discard's text.
+   */
+  discardAll(reason: string, folder?: string | null): Promise<string[]>;
   /** The window was asked to close while actions are pending: the UI asks the person, then answers with `confirmClose`. */
   onCloseRequested(handler: (event: CloseRequested) => void): Promise<Unsubscribe>;
   /** `true`: close the window now (pending actions are kept unless discarded first); `false`: stay. */

@@ -16,6 +16,9 @@ import RenameTable from '../components/RenameTable.svelte';
 import RunToolDialog from '../components/RunToolDialog.svelte';
 import ResultBanner from '../components/ResultBanner.svelte';
 import DecisionPanel from '../components/DecisionPanel.svelte';
+import FolderTabs from '../components/FolderTabs.svelte';
+import InboxPanel from '../components/InboxPanel.svelte';
+import type { FolderList, InboxItem } from './backend';
 
 const FIXTURES = resolve(__dirname, '../../../crates/protocol/fixtures');
 function fixture<T>(name: string): T {
@@ -155,5 +158,27 @@ describe('protocol fixtures (shared with crates/protocol)', () => {
     const err = toBackendError(raw);
     expect(err.code).toBe('idMismatch');
     expect(err.message).toBe(raw.message);
+  });
+
+  it('renders folder_list.json as tabs: name, path, pending count, the waiting mark, the one shown', () => {
+    const list = fixture<FolderList>('folder_list.json');
+    render(FolderTabs, { folders: list.folders, onSelect: noop, onClose: noop });
+    const tabs = screen.getAllByTestId('folder-tab');
+    expect(tabs.map((t) => t.dataset.root)).toEqual(list.folders.map((f) => f.root));
+    expect(within(tabs[0]!).getByTestId('folder-name')).toHaveTextContent('shop-frontend');
+    expect(within(tabs[0]!).getByTestId('folder-path')).toHaveTextContent('/home/ana/src/shop-frontend');
+    expect(within(tabs[0]!).getByTestId('folder-pending')).toHaveTextContent('3');
+    expect(within(tabs[0]!).getByTestId('folder-waiting')).toBeInTheDocument();
+    expect(within(tabs[1]!).queryByTestId('folder-waiting')).toBeNull();
+    expect(tabs[0]!.dataset.active).toBe('true');
+  });
+
+  it('renders inbox.json with each item\'s place in its folder\'s stack', () => {
+    const items = fixture<InboxItem[]>('inbox.json');
+    render(InboxPanel, { items, now: items[0]!.action.createdAtMs, onOpen: noop });
+    const rows = screen.getAllByTestId('inbox-order').map((o) => o.textContent);
+    expect(rows[0]).toBe('top of shop-frontend (1 of 3): can be decided now');
+    expect(rows[2]).toBe('3 of 3 in shop-frontend: decide the 2 above it first');
+    expect(screen.getAllByTestId('inbox-waiting')).toHaveLength(1);
   });
 });

@@ -7,7 +7,7 @@ import { OutsideWorkspace, toWorkspaceRelative } from '../lib/paths';
 import type { AgentSettingsInput } from './backend';
 import type {
   AgentSettings, AgentUpdate, CloseRequested, EventBatch, ExportOutcome, HistoryPage, ConversationView, NewConversationOutcome, Notice, Policy,
-  FileDiff, FileEntry, FileTexts, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
+  FileDiff, FileEntry, FileTexts, FolderList, FoldersChanged, InboxItem, DeskSettings, RevealAction, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
   ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome, SincePreview, FileReplacements, ToolLog,
 } from './generated/protocol';
 
@@ -99,6 +99,8 @@ export const EVENT_TOOL_PROGRESS = 'tool-progress';
 export const EVENT_AGENT = 'agent-event';
 export const EVENT_NOTICES = 'notices-changed';
 export const EVENT_CLOSE_REQUESTED = 'close-requested';
+export const EVENT_FOLDERS = 'folders-changed';
+export const EVENT_REVEAL = 'reveal-action';
 
 /** The picked paths relative to `root`; a path outside it is refused (`pathOutsideWorkspace`). */
 export function pickedInside(root: string, picked: string[]): string[] {
@@ -131,6 +133,18 @@ export function createTauriBackend(): Backend {
     rerunAction: (actionId) => tracked((runId) => call<ToolRunOutcome>('rerun_action', { actionId, runId })),
     runScript: (text) => tracked((runId) => call<ScriptStep[]>('run_script', { text, runId })),
     openWorkspace: (path) => call<SessionInfo>('open_workspace', { path }),
+    listFolders: () => call<FolderList>('list_folders'),
+    selectFolder: (root) => call<SessionInfo>('select_folder', { root }),
+    closeFolder: (root) => call<FolderList>('close_folder', { root }),
+    listInbox: () => call<InboxItem[]>('list_inbox'),
+    getDeskSettings: () => call<DeskSettings>('get_desk_settings'),
+    saveDeskSettings: (settings) => call<DeskSettings>('save_desk_settings', { settings }),
+    async onRevealAction(handler: (e: RevealAction) => void): Promise<Unsubscribe> {
+      return on<RevealAction>(EVENT_REVEAL, handler);
+    },
+    async onFoldersChanged(handler: (e: FoldersChanged) => void): Promise<Unsubscribe> {
+      return on<FoldersChanged>(EVENT_FOLDERS, handler);
+    },
     recentWorkspaces: () => call<string[]>('recent_workspaces'),
     async pickFolder() {
       try {
@@ -160,10 +174,11 @@ export function createTauriBackend(): Backend {
     listNotices: () => call<Notice[]>('list_notices'),
     dismissNotice: (id) => call<Notice[]>('dismiss_notice', { id }),
     noticeAction: (noticeId, actionId) => call<Notice[]>('notice_action', { noticeId, actionId }),
+    snoozeAction: (actionId) => call<number>('snooze_action', { actionId }),
     async onNoticesChanged(handler: (n: Notice[]) => void): Promise<Unsubscribe> {
       return on<Notice[]>(EVENT_NOTICES, handler);
     },
-    discardAll: (reason) => call<string[]>('discard_all', { reason }),
+    discardAll: (reason, folder) => call<string[]>('discard_all', { reason, folder: folder ?? null }),
     async onCloseRequested(handler: (e: CloseRequested) => void): Promise<Unsubscribe> {
       return on<CloseRequested>(EVENT_CLOSE_REQUESTED, handler);
     },

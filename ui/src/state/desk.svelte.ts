@@ -2,10 +2,11 @@
 // preview, tool runs, the agent, and which dialog is open. App.svelte creates one Desk
 // and lays out thin components over it.
 import { FileReplacementsView } from './partial.svelte';
-import type { Backend } from '../ipc/backend';
+import type { Backend, InboxItem } from '../ipc/backend';
 import { shortcutFor } from '../lib/shortcuts';
 import { Agent } from './agent.svelte';
 import { Leave } from './leave.svelte';
+import { Folders } from './folders.svelte';
 import { HistorySearch } from './history.svelte';
 import { Notices } from './notices.svelte';
 import { Preview } from './preview.svelte';
@@ -14,7 +15,7 @@ import { afterNextPaint, mark } from '../lib/startup';
 import { SinceChanges } from './sincePreview.svelte';
 import { ToolRunner } from './tools.svelte';
 
-export type Overlay = 'none' | 'help' | 'history' | 'tool' | 'script' | 'settings' | 'newConversation';
+export type Overlay = 'none' | 'help' | 'history' | 'tool' | 'script' | 'settings' | 'newConversation' | 'inbox';
 
 export class Desk {
   readonly review: Review;
@@ -22,8 +23,10 @@ export class Desk {
   readonly tools: ToolRunner;
   readonly agent: Agent;
   readonly notices: Notices;
-  /** The question asked when leaving a workspace with pending actions. */
+  /** The question asked when leaving (a folder, the window) with pending actions. */
   readonly leave: Leave;
+  /** The open folders (tabs) and the one shown. */
+  readonly folders: Folders;
   /** The History dialog's search. */
   readonly history: HistorySearch;
   readonly since: SinceChanges;
@@ -44,7 +47,8 @@ export class Desk {
     this.agent = new Agent(backend, this.review);
     this.notices = new Notices(backend);
     this.history = new HistorySearch(backend);
-    this.leave = new Leave(backend, (path) => this.review.openWorkspace(path, () => this.agent.reset()));
+    this.folders = new Folders(backend, this.review, () => this.agent.reset());
+    this.leave = new Leave(backend, (root) => this.folders.close(root));
     this.since = new SinceChanges(backend, this.review);
     this.replacements = new FileReplacementsView(backend, this.review, this.preview);
   }
@@ -57,6 +61,19 @@ export class Desk {
   openHistory() {
     this.overlay = 'history';
     return this.history.reload();
+  }
+
+  /** Opens the inbox on a fresh read of every folder's pending actions. */
+  openInbox() {
+    this.overlay = 'inbox';
+    return Promise.all([this.folders.loadInbox(), this.folders.loadSettings()]);
+  }
+
+  /** Goes to an inbox item: its folder's stack, with the item shown. */
+  async openInboxItem(item: InboxItem) {
+    await this.folders.select(item.root);
+    if (this.review.actions.some((a) => a.id === item.action.id)) this.review.select(item.action.id);
+    this.overlay = 'none';
   }
 
   async openTool() {
@@ -83,8 +100,29 @@ export class Desk {
     return this.agent.newConversation(reason, () => { this.overlay = 'none'; }, () => this.overlay === 'newConversation');
   }
 
-  /** Opens `path`; with actions pending, asks first (keep, discard all, cancel). */
-  openWorkspace = (path: string) => this.leave.request({ kind: 'open', path }, this.review.actions.length);
+  /** Opens `path` beside the open folders and shows it (nothing is left: no question). */
+  openWorkspace = async (path: string) => {
+    await this.review.openWorkspace(path, () => this.agent.reset());
+    await this.folders.refresh();
+  };
+
+  /** Closes the folder `root`; with actions pending there, asks first (keep, discard all, cancel). */
+  closeFolder = (root: string) => {
+    const folder = this.folders.list.find((f) => f.root === root);
+    if (!folder) return Promise.resolve();
+    return this.leave.request({ kind: 'closeFolder', root, name: folder.name }, folder.pending);
+  };
+
+  /** What the leave question names: the folder closed, or the open folders (the window closes). */
+  leavingWhere(): { workspace: string; isDemo: boolean } {
+    const d = this.leave.destination;
+    if (d?.kind === 'closeFolder') {
+      return { workspace: d.root, isDemo: this.folders.list.find((f) => f.root === d.root)?.isDemo ?? false };
+    }
+    const open = this.folders.list;
+    if (open.length > 1) return { workspace: `${open.length} open folders`, isDemo: open.every((f) => f.isDemo) };
+    return { workspace: this.review.session?.workspaceRoot ?? '', isDemo: this.review.session?.isDemo ?? false };
+  }
   openFolder = async () => {
     const path = await this.review.pickFolder();
     if (path) await this.openWorkspace(path);
@@ -132,6 +170,14 @@ export class Desk {
         backend.onAgentEvent((u) => agent.onEvent(u)),
         backend.onNoticesChanged((n) => notices.onChanged(n)),
         backend.onCloseRequested((e) => void this.leave.request({ kind: 'close' }, e.pending)),
+        backend.onRevealAction((e) => {
+          this.overlay = 'none';
+          void this.folders.reveal(e.root, e.actionId);
+        }),
+        backend.onFoldersChanged(() => {
+          void this.folders.refresh();
+          if (this.overlay === 'inbox') void this.folders.loadInbox();
+        }),
       ]);
       await notices.load();
       await agent.load();
@@ -139,7 +185,7 @@ export class Desk {
       else unsubs.push(...subs);
     })();
     this.now = this.clock();
-    void review.refreshSession();
+    void review.refreshSession().then(() => this.folders.refresh());
     void review.refreshAll().then(() => {
       mark('queue_loaded');
       afterNextPaint((marks, origin) => void backend.startupPainted(marks, origin).catch(() => {}));

@@ -1,11 +1,12 @@
-// Leaving a workspace while actions are pending: opening another one, or closing the window.
-// The person chooses: keep them for next time (the default), discard them all with a
-// reason, or cancel. Nothing is ever decided by leaving.
+// Leaving with pending actions: closing one folder (its own pending actions only), or closing
+// the window (every open folder's). The person chooses: keep them for next time (the default),
+// discard them all with a reason, or cancel. Nothing is ever decided by leaving. Opening
+// another folder leaves nothing: it opens beside the others.
 import type { Backend } from '../ipc/backend';
 import { message } from './review.svelte';
 
-/** Where the person is going: another workspace, or away (the window closes). */
-export type Destination = { kind: 'open'; path: string } | { kind: 'close' };
+/** Where the person is going: away from one folder (its tab closes), or away (the window closes). */
+export type Destination = { kind: 'closeFolder'; root: string; name: string } | { kind: 'close' };
 
 export class Leave {
   /** The question on screen, if any. */
@@ -17,8 +18,8 @@ export class Leave {
 
   constructor(
     private readonly backend: Backend,
-    /** Opens `path` for real (the review's openWorkspace). */
-    private readonly open: (path: string) => Promise<void>,
+    /** Closes the folder `root` for real (the folder tabs' close). */
+    private readonly closeFolder: (root: string) => Promise<void>,
   ) {}
 
   /** Goes to `destination` at once when nothing is pending (`pending` = 0), else asks. */
@@ -31,20 +32,20 @@ export class Leave {
     return Promise.resolve();
   }
 
-  /** "Keep them for next time": leave; the actions stay stored for this workspace. */
+  /** "Keep them for next time": leave; the actions stay stored for their folder. */
   keep(): Promise<void> {
     const d = this.destination;
     if (!d || this.busy) return Promise.resolve();
     return this.finish(d, async () => {});
   }
 
-  /** "Discard all": each pending action is discarded as the person with the reason, then leave. */
+  /** "Discard all": each pending action (of that folder, or of every folder) is discarded as the person with the reason, then leave. */
   discard(): Promise<void> {
     const d = this.destination;
     if (!d || this.busy) return Promise.resolve();
     const reason = this.reason;
     return this.finish(d, async () => {
-      await this.backend.discardAll(reason);
+      await this.backend.discardAll(reason, d.kind === 'closeFolder' ? d.root : null);
     });
   }
 
@@ -76,7 +77,7 @@ export class Leave {
   }
 
   private async go(d: Destination) {
-    if (d.kind === 'open') await this.open(d.path);
+    if (d.kind === 'closeFolder') await this.closeFolder(d.root);
     else await this.backend.confirmClose(true);
   }
 }

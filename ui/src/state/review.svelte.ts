@@ -218,6 +218,33 @@ export class Review {
     }
   }
 
+  /** "Not now" is being sent for the action shown. */
+  snoozeBusy = $state(false);
+
+  /**
+   * "Not now" on the action shown while an agent waits on it: the agent is told the person
+   * will review it later (nothing applied); the action stays pending, decided later as any other.
+   */
+  async snooze() {
+    const action = this.selected;
+    if (!action?.proposal?.waiting || this.snoozeBusy) return;
+    const who = action.proposal.client ?? 'The agent';
+    this.snoozeBusy = true;
+    try {
+      const answered = await this.backend.snoozeAction(action.id);
+      this.banner = answered > 0
+        ? { text: `${who} was told you will review this later; nothing was applied. It stays pending.`, isError: false }
+        : { text: `${who} was not waiting any more; nothing changed.`, isError: false };
+      this.announcer.say(this.banner.text);
+      await this.refreshQueue();
+    } catch (err) {
+      this.resolveError = message(err);
+      await this.refreshQueue();
+    } finally {
+      this.snoozeBusy = false;
+    }
+  }
+
   /** The history entry an undo or redo is running for (one at a time). */
   undoBusy: string | null = $state(null);
 
@@ -264,23 +291,34 @@ export class Review {
     }
   }
 
-  /** Opens another workspace; `onOpened` runs before the queue of the new session is read. */
+  /** Opens a folder beside the open ones and shows it; `onOpened` runs before its queue is read. */
   async openWorkspace(path: string, onOpened: () => void = () => {}) {
     try {
-      this.session = await this.backend.openWorkspace(path);
+      const session = await this.backend.openWorkspace(path);
       this.recent = await this.backend.recentWorkspaces();
-      this.select(null);
-      this.reasons = {};
-      this.newTopId = null;
-      // Another session's store counts its revisions afresh.
-      this.epoch++;
-      this.queueRevision = null;
-      this.historyRevision = null;
-      onOpened();
-      await this.refreshAll();
+      await this.show(session, onOpened);
     } catch (err) {
       this.banner = { text: `Could not open ${path}: ${message(err)}`, isError: true };
     }
+  }
+
+  /**
+   * Shows another folder's session (opened, picked in the folder tabs, or shown by the
+   * backend): nothing of the folder shown before is kept on screen, not even a typed reason.
+   */
+  async show(session: SessionInfo, onShown: () => void = () => {}) {
+    this.session = session;
+    this.select(null);
+    this.reasons = {};
+    this.newTopId = null;
+    this.actions = [];
+    this.queueLoading = true;
+    // Another session's store counts its revisions afresh.
+    this.epoch++;
+    this.queueRevision = null;
+    this.historyRevision = null;
+    onShown();
+    await this.refreshAll();
   }
 
   /** Asks the person for a folder; `null` when they cancel or the picker fails (banner). */

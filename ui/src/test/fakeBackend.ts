@@ -13,6 +13,7 @@ import type {
   ActionSummary, FileDiff, FileEntry, FileTexts, HistoryEntry, QueueChanged,
   QueueSnapshot, RenameRow, ResolveChoice, ResolveOutcome, ScriptStep, SessionInfo,
   ToolInfo, ToolLog, ToolProgress, ToolRunOutcome, SincePreview, LeaveOut, FileReplacements,
+  FolderInfo, FolderList, FoldersChanged, InboxItem, DeskSettings, RevealAction,
 } from '../ipc/generated/protocol';
 import DEMO_JSON from '../ipc/fixtures/demo.json';
 // The agent's events come from the protocol fixtures the Rust side round-trips, so the
@@ -116,6 +117,7 @@ export class FakeBackend implements Backend {
       this.actions = actionsOf(scenario);
       this.history = structuredClone(scenario.history);
     }
+    this.folderOrder = [this.session.workspaceRoot];
   }
 
   private async delay(ms = this.latencyMs): Promise<void> {
@@ -128,6 +130,114 @@ export class FakeBackend implements Backend {
     this.session.revision = this.revision;
     const event = { revision: this.revision };
     queueMicrotask(() => this.queueListeners.forEach((h) => h(event)));
+    this.foldersChanged(this.session.workspaceRoot);
+  }
+
+  // ---- folders: the shown one is `session`/`actions`/`history`; the others are parked ----
+
+  private folderOrder: string[] = [];
+  private parked = new Map<string, { actions: FakeAction[]; history: HistoryEntry[]; session: SessionInfo }>();
+  private foldersListeners = new Set<(e: FoldersChanged) => void>();
+
+  private foldersChanged(root: string) {
+    const event = { root };
+    queueMicrotask(() => this.foldersListeners.forEach((h) => h(event)));
+  }
+
+  private folderInfo(root: string): FolderInfo {
+    const shown = root === this.session.workspaceRoot;
+    const f = shown ? { actions: this.actions, session: this.session } : this.parked.get(root)!;
+    const name = root.split('/').filter(Boolean).pop() ?? root;
+    return {
+      root, name, isDemo: f.session.isDemo, pending: f.actions.length, waiting: !!f.actions[0]?.summary.proposal?.waiting, active: shown,
+    };
+  }
+
+  async listFolders(): Promise<FolderList> {
+    await this.delay();
+    return { folders: this.folderOrder.map((r) => this.folderInfo(r)), active: this.session.workspaceRoot };
+  }
+
+  private park() {
+    this.parked.set(this.session.workspaceRoot, { actions: this.actions, history: this.history, session: this.session });
+  }
+
+  private unpark(root: string) {
+    const f = this.parked.get(root)!;
+    this.parked.delete(root);
+    this.actions = f.actions;
+    this.history = f.history;
+    this.session = f.session;
+  }
+
+  async selectFolder(root: string): Promise<SessionInfo> {
+    await this.delay();
+    if (!this.folderOrder.includes(root)) throw new BackendError('notFound', `${root} is not an open folder of this desk; reload the folder list, or open it first.`);
+    if (root !== this.session.workspaceRoot) {
+      this.park();
+      this.unpark(root);
+      this.bump();
+    }
+    return { ...this.session };
+  }
+
+  async closeFolder(root: string): Promise<FolderList> {
+    await this.delay();
+    if (!this.folderOrder.includes(root)) throw new BackendError('notFound', `${root} is not an open folder of this desk; reload the folder list, or open it first.`);
+    if (this.folderOrder.length === 1) throw new BackendError('invalidParams', `${root} is the only open folder; open another one first, or close the window.`);
+    const i = this.folderOrder.indexOf(root);
+    this.folderOrder.splice(i, 1);
+    if (root === this.session.workspaceRoot) this.unpark(this.folderOrder[Math.min(i, this.folderOrder.length - 1)]!);
+    else this.parked.delete(root);
+    this.bump();
+    return this.listFolders();
+  }
+
+  async listInbox(): Promise<InboxItem[]> {
+    await this.delay();
+    const items: InboxItem[] = [];
+    for (const root of this.folderOrder) {
+      const actions = root === this.session.workspaceRoot ? this.actions : this.parked.get(root)!.actions;
+      const folder = root.split('/').filter(Boolean).pop() ?? root;
+      actions.forEach((a, i) => items.push({ root, folder, position: i + 1, of: actions.length, action: { ...structuredClone(a.summary), isTop: i === 0 } }));
+    }
+    return items.sort((a, b) => b.action.createdAtMs - a.action.createdAtMs);
+  }
+
+  deskSettings: DeskSettings = { notifications: true, tray: true };
+  async getDeskSettings(): Promise<DeskSettings> {
+    await this.delay();
+    return { ...this.deskSettings };
+  }
+  async saveDeskSettings(settings: DeskSettings): Promise<DeskSettings> {
+    await this.delay();
+    this.deskSettings = { ...settings };
+    return { ...this.deskSettings };
+  }
+  private revealListeners = new Set<(e: RevealAction) => void>();
+  async onRevealAction(handler: (e: RevealAction) => void): Promise<Unsubscribe> {
+    this.revealListeners.add(handler);
+    return () => this.revealListeners.delete(handler);
+  }
+  /** The person clicked a notification about `actionId` in `root`: as the desk does, shows that folder, then tells the page. */
+  async clickNotification(root: string, actionId: string): Promise<void> {
+    await this.selectFolder(root);
+    const event = { root, actionId };
+    queueMicrotask(() => this.revealListeners.forEach((h) => h(event)));
+  }
+
+  async onFoldersChanged(handler: (e: FoldersChanged) => void): Promise<Unsubscribe> {
+    this.foldersListeners.add(handler);
+    return () => this.foldersListeners.delete(handler);
+  }
+
+  /** Another process (`resolve-desk DIR`, `rdesk mcp`) opened `root` beside the others, not shown. */
+  openElsewhere(root: string, scenario: 'empty' | Scenario = 'empty'): void {
+    const actions = scenario === 'empty' ? [] : actionsOf(scenario);
+    const session: SessionInfo = { workspaceRoot: root, isDemo: false, policy: 'human', revision: this.revision };
+    this.parked.set(root, { actions, history: [], session });
+    this.folderOrder.push(root);
+    this.foldersChanged(root);
   }
 
   private find(actionId: string): FakeAction {
@@ -417,10 +527,13 @@ export class FakeBackend implements Backend {
   async openWorkspace(path: string): Promise<SessionInfo> {
     await this.delay();
     if (!path.startsWith('/')) throw new BackendError('notFound', `Folder not found: ${path}`);
+    this.recent = [path, ...this.recent.filter((p) => p !== path)].slice(0, 8);
+    if (this.folderOrder.includes(path)) return this.selectFolder(path);
     this.cancelTurn();
     this.agentUpdates = [];
+    this.park();
+    this.folderOrder.push(path);
     this.session = { workspaceRoot: path, isDemo: false, policy: 'human', revision: this.revision };
-    this.recent = [path, ...this.recent.filter((p) => p !== path)].slice(0, 8);
     this.actions = [];
     this.history = [];
     this.bump();
@@ -540,6 +653,24 @@ export class FakeBackend implements Backend {
     this.emitAgent(turn, { kind: 'turnDone', outcome, steps });
   }
 
+  /** "Not now": as the desk does, the waiting agent is answered and the proposal stays, not waiting. */
+  async snoozeAction(actionId: string): Promise<number> {
+    await this.delay();
+    const action = this.find(actionId).summary;
+    if (!action.proposal?.waiting) return 0;
+    action.proposal = { ...action.proposal, waiting: false };
+    const waiter = this.waiters.get(actionId);
+    this.waiters.delete(actionId);
+    waiter?.({
+      isError: false,
+      text: `The person will review ${actionId} ("${action.label}") later; nothing was applied or discarded.`,
+      details: null,
+      status: null,
+    });
+    this.bump();
+    return 1;
+  }
+
   private resolveResult(step: number, callId: string, o: ResolveOutcome, decidedBy: 'person' | 'agent', action: { badge: string | null; summary: string }): AgentEvent {
     const d = o.details;
     const text = decidedBy === 'person' && d ? `${o.text}\nDecided by the person: ${d.action === 'apply' ? 'applied' : 'discarded'}. Reason: ${d.reason}` : o.text;
@@ -643,15 +774,25 @@ export class FakeBackend implements Backend {
     queueMicrotask(() => this.noticeListeners.forEach((h) => h(structuredClone(copy))));
   }
 
-  async discardAll(reason: string): Promise<string[]> {
+  async discardAll(reason: string, folder: string | null = null): Promise<string[]> {
     await this.delay();
-    if (this.actions.length > 0 && reason.trim() === '') {
-      throw new BackendError('reasonRequired', `${this.actions.length} actions pending: give a reason to discard them before leaving this workspace.`);
-    }
+    const shown = this.session.workspaceRoot;
+    const roots = folder === null ? [...this.folderOrder] : [folder];
+    if (!roots.every((r) => this.folderOrder.includes(r))) throw new BackendError('notFound', `${folder} is not an open folder of this desk; reload the folder list, or open it first.`);
     const discarded: string[] = [];
-    while (this.actions[0]) {
-      const out = await this.resolveAction('discard', reason, this.actions[0].summary.id);
-      discarded.push(out.text);
+    for (const root of roots) {
+      if (root !== this.session.workspaceRoot) { this.park(); this.unpark(root); }
+      try {
+        if (this.actions.length > 0 && reason.trim() === '') {
+          throw new BackendError('reasonRequired', `${this.actions.length} actions pending: give a reason to discard them before leaving this workspace.`);
+        }
+        while (this.actions[0]) {
+          const out = await this.resolveAction('discard', reason, this.actions[0].summary.id);
+          discarded.push(out.text);
+        }
+      } finally {
+        if (root !== shown) { this.park(); this.unpark(shown); }
+      }
     }
     return discarded;
   }
@@ -724,11 +865,12 @@ export class FakeBackend implements Backend {
 
   /** The window's close button: closes at once when nothing is pending, else asks the UI. */
   requestClose(): void {
-    if (this.actions.length === 0) {
+    const pending = this.actions.length + [...this.parked.values()].reduce((n, f) => n + f.actions.length, 0);
+    if (pending === 0) {
       this.closed = true;
       return;
     }
-    const event = { pending: this.actions.length };
+    const event = { pending };
     queueMicrotask(() => this.closeListeners.forEach((h) => h(event)));
   }
 

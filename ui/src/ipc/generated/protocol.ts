@@ -29,7 +29,7 @@ revision: number, };
  */
 export type CloseRequested = { 
 /**
- * How many actions are pending in the open workspace.
+ * How many actions are pending, over every open folder.
  */
 pending: number, };
 
@@ -77,6 +77,106 @@ isDemo: boolean, policy: Policy,
  * The pending-action store's current revision.
  */
 revision: number, };
+
+/**
+ * One open folder, as the folder tabs show it.
+ */
+export type FolderInfo = { 
+/**
+ * Absolute path of the workspace root (the folder's key in every folder command).
+ */
+root: string, 
+/**
+ * The root's last component (`shop`), or the whole root when it has none.
+ */
+name: string, 
+/**
+ * The built-in demo's temporary folder.
+ */
+isDemo: boolean, 
+/**
+ * How many actions are pending on its stack.
+ */
+pending: number, 
+/**
+ * Whether an agent waits for the person's decision on its top action now.
+ */
+waiting: boolean, 
+/**
+ * The folder the window shows (every other command acts on it).
+ */
+active: boolean, };
+
+/**
+ * Returned by `list_folders`, `select_folder` and `close_folder`: every open folder, in the
+ * order they were opened.
+ */
+export type FolderList = { folders: Array<FolderInfo>, 
+/**
+ * The root of the folder the window shows.
+ */
+active: string, };
+
+/**
+ * Payload of the `folders-changed` event: a folder was opened, closed or shown, or the stack
+ * of one changed (its pending count or agent-waiting mark may differ); the UI reads
+ * `list_folders` again.
+ */
+export type FoldersChanged = { 
+/**
+ * The root of the folder that changed (its stack), or of the one shown now (a folder
+ * opened, closed or shown).
+ */
+root: string, };
+
+/**
+ * One pending action in the inbox: every open folder's pending actions in one list, newest
+ * push first. Only each folder's top action can be resolved (LIFO); `position` says where it
+ * waits.
+ */
+export type InboxItem = { 
+/**
+ * The folder's root (select it with `select_folder` to decide the action there).
+ */
+root: string, 
+/**
+ * The folder's name (`shop`).
+ */
+folder: string, 
+/**
+ * 1 for the top of the folder's stack (the only one that can be resolved now), 2 for the
+ * one below it, …
+ */
+position: number, 
+/**
+ * How many actions are pending in that folder.
+ */
+of: number, 
+/**
+ * The action, as its queue card shows it (who pushed it, an agent waiting on it, its size
+ * in files and lines, when it was pushed).
+ */
+action: ActionSummary, };
+
+/**
+ * What the desk does to reach the person: desktop notifications when an agent pushes or
+ * waits while the window is not focused, and a tray icon with the pending count.
+ */
+export type DeskSettings = { 
+/**
+ * Desktop notifications (who, which folder, what; never file contents).
+ */
+notifications: boolean, 
+/**
+ * The tray (status) icon with the pending count, where the desktop has one.
+ */
+tray: boolean, };
+
+/**
+ * Payload of the `reveal-action` event: the person clicked a notification; the window shows
+ * this folder (already selected in the backend) with this action.
+ */
+export type RevealAction = { root: string, actionId: string, };
 
 /**
  * Returned by `list_actions`.

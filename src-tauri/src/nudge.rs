@@ -1,0 +1,250 @@
+//! A nudge when someone is waiting: when an agent pushes a preview or starts waiting on
+//! `resolve` while the window is not focused, the window asks for attention (the urgency hint);
+//! the window's title carries the pending count over every folder. The nudge can be turned off
+//! (`DeskSettings::notifications`, `<config>/resolve-desk/desk.json`). `message` is the text a
+//! desktop notification will carry (who, which folder, what — never file contents) and `reveal`
+//! what its click will do; the notification itself (Tauri's notification plugin) and the tray
+//! icon (`DeskSettings::tray`) are not wired yet.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use resolve_engine::{Session, StoreChange};
+use resolve_protocol::DeskSettings;
+
+/// What happened in a folder that the person may want to hear about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arrival {
+    pub root: String,
+    pub folder: String,
+    pub action_id: String,
+    pub label: String,
+    /// The agent (an MCP client's name, or the model).
+    pub client: String,
+    pub kind: ArrivalKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArrivalKind {
+    /// An agent pushed a preview.
+    Pushed,
+    /// An agent waits on `resolve` for the person's decision.
+    Waiting,
+}
+
+/// What a folder's store change means for the nudge.
+pub enum Signal {
+    /// The pending count may have changed (title, tray).
+    Changed,
+    /// An agent's preview or wait arrived.
+    Arrived(Arrival),
+}
+
+/// Reacts to folder changes; set once the app exists (see `AppState::set_nudger`).
+pub type Nudger = Arc<dyn Fn(Signal) + Send + Sync>;
+
+/// The signals a store change of the folder at `root` gives: always `Changed`, and an
+/// `Arrived` for an agent's push or an agent starting to wait.
+pub fn signals(change: &StoreChange, session: &Session, root: &str, folder: &str) -> Vec<Signal> {
+    let mut out = vec![Signal::Changed];
+    let arrived = |id: &str, kind: ArrivalKind| {
+        let info = session.store().info(id)?;
+        let client = match kind {
+            ArrivalKind::Pushed => info.pushed_by.clone()?,
+            ArrivalKind::Waiting => {
+                let proposal = info.proposal.as_ref().filter(|p| p.waiting)?;
+                proposal.client.clone().or_else(|| info.pushed_by.clone()).unwrap_or_else(|| "An agent".into())
+            }
+        };
+        Some(Arrival {
+            root: root.to_string(),
+            folder: folder.to_string(),
+            action_id: id.to_string(),
+            label: info.label.clone(),
+            client,
+            kind,
+        })
+    };
+    let arrival = match change {
+        StoreChange::Pushed { id } => arrived(id, ArrivalKind::Pushed),
+        StoreChange::ProposalChanged { id } => arrived(id, ArrivalKind::Waiting),
+        StoreChange::Removed { .. }
+        | StoreChange::Decided { .. }
+        | StoreChange::StatusChanged { .. }
+        | StoreChange::Cleared { .. }
+        | StoreChange::Restored { .. } => None,
+    };
+    out.extend(arrival.map(Signal::Arrived));
+    out
+}
+
+/// The notification's title and body: who, which folder, what (the action's label; never file
+/// contents).
+pub fn message(a: &Arrival) -> (String, String) {
+    let body = match a.kind {
+        ArrivalKind::Waiting => format!("{} is waiting for your review in {}: {}", a.client, a.folder, a.label),
+        ArrivalKind::Pushed => format!("{} sent a preview for your review in {}: {}", a.client, a.folder, a.label),
+    };
+    ("Resolve Desk".to_string(), body)
+}
+
+/// The window's title: `Resolve Desk`, or `Resolve Desk (3 pending)`.
+pub fn title(pending: usize) -> String {
+    if pending == 0 {
+        "Resolve Desk".to_string()
+    } else {
+        format!("Resolve Desk ({pending} pending)")
+    }
+}
+
+/// An agent that pushes and then waits on the same action within this time is told about once.
+pub const ONE_NUDGE: Duration = Duration::from_secs(10);
+
+/// Which arrivals deserve a notification: one per action for a push and the wait right after it.
+#[derive(Default)]
+pub struct Deduper {
+    last: Mutex<Vec<(String, Instant)>>,
+}
+
+impl Deduper {
+    /// Whether `a` gets a notification now (and remembers it).
+    pub fn admit(&self, a: &Arrival, now: Instant) -> bool {
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        last.retain(|(_, at)| now.duration_since(*at) < ONE_NUDGE);
+        let key = format!("{}\u{0}{}", a.root, a.action_id);
+        if last.iter().any(|(k, _)| *k == key) {
+            return false;
+        }
+        last.push((key, now));
+        true
+    }
+}
+
+/// Where the desk settings are kept.
+pub fn settings_file(config_dir: &Path) -> PathBuf {
+    config_dir.join("resolve-desk").join("desk.json")
+}
+
+/// The desk settings; a missing or unreadable file is the defaults (both on).
+pub fn load_settings(config_dir: &Path) -> DeskSettings {
+    std::fs::read(settings_file(config_dir))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(DeskSettings { notifications: true, tray: true })
+}
+
+/// Saves the desk settings (whole, through a temporary file).
+pub fn save_settings(config_dir: &Path, settings: &DeskSettings) -> std::io::Result<()> {
+    let file = settings_file(config_dir);
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = file.with_extension("json.tmp");
+    std::fs::write(&tmp, serde_json::to_vec_pretty(settings).unwrap_or_default())?;
+    std::fs::rename(&tmp, &file)
+}
+
+/// The app's nudger: updates the title on every change, and sets the urgency hint on an arrival
+/// while the window is not focused (when the nudge is on).
+pub fn nudger<R: tauri::Runtime>(app: tauri::AppHandle<R>) -> Nudger {
+    let dedupe = Arc::new(Deduper::default());
+    Arc::new(move |signal| {
+        let app = app.clone();
+        let dedupe = dedupe.clone();
+        tauri::async_runtime::spawn(async move { react(&app, signal, &dedupe).await });
+    })
+}
+
+async fn react<R: tauri::Runtime>(app: &tauri::AppHandle<R>, signal: Signal, dedupe: &Deduper) {
+    use tauri::Manager as _;
+    let state = app.state::<crate::state::AppState>();
+    let window = app.get_webview_window("main");
+    match signal {
+        Signal::Changed => {
+            let pending = state.pending_total().await;
+            if let Some(window) = &window {
+                let _ = window.set_title(&title(pending));
+            }
+        }
+        Signal::Arrived(arrival) => {
+            let focused = window.as_ref().and_then(|w| w.is_focused().ok()).unwrap_or(false);
+            if focused || !state.desk_settings().notifications || !dedupe.admit(&arrival, Instant::now()) {
+                return;
+            }
+            if let Some(window) = &window {
+                let _ = window.request_user_attention(Some(tauri::UserAttentionType::Informational));
+            }
+        }
+    }
+}
+
+/// Shows folder `root` with action `action_id` and brings the window forward (what a click on a
+/// notification does).
+pub async fn reveal<R: tauri::Runtime>(app: &tauri::AppHandle<R>, root: String, action_id: String) {
+    use tauri::Manager as _;
+    let state = app.state::<crate::state::AppState>();
+    if let Err(e) = state.select_folder(&root).await {
+        eprintln!("resolve-desk: {}", e.message);
+        return;
+    }
+    let payload = serde_json::to_value(resolve_protocol::RevealAction { root, action_id }).unwrap_or_default();
+    state.events().push(resolve_protocol::ipc::events::REVEAL_ACTION, payload);
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arrival(kind: ArrivalKind) -> Arrival {
+        Arrival {
+            root: "/w/shop".into(),
+            folder: "shop".into(),
+            action_id: "pa-1".into(),
+            label: "AST Edit: 3 replacements in 1 file".into(),
+            client: "claude-code".into(),
+            kind,
+        }
+    }
+
+    #[test]
+    fn the_message_says_who_which_folder_and_what() {
+        let (title, body) = message(&arrival(ArrivalKind::Waiting));
+        assert_eq!(title, "Resolve Desk");
+        assert_eq!(body, "claude-code is waiting for your review in shop: AST Edit: 3 replacements in 1 file");
+        assert_eq!(
+            message(&arrival(ArrivalKind::Pushed)).1,
+            "claude-code sent a preview for your review in shop: AST Edit: 3 replacements in 1 file"
+        );
+    }
+
+    #[test]
+    fn a_push_and_the_wait_right_after_it_nudge_once() {
+        let d = Deduper::default();
+        let t0 = Instant::now();
+        assert!(d.admit(&arrival(ArrivalKind::Pushed), t0));
+        assert!(!d.admit(&arrival(ArrivalKind::Waiting), t0 + Duration::from_secs(2)), "the same action, just after");
+        assert!(d.admit(&arrival(ArrivalKind::Waiting), t0 + ONE_NUDGE + Duration::from_secs(1)), "much later: again");
+        let other = Arrival { action_id: "pa-2".into(), ..arrival(ArrivalKind::Pushed) };
+        assert!(d.admit(&other, t0 + Duration::from_secs(3)), "another action");
+    }
+
+    #[test]
+    fn the_title_counts_what_is_pending() {
+        assert_eq!(title(0), "Resolve Desk");
+        assert_eq!(title(3), "Resolve Desk (3 pending)");
+    }
+
+    #[test]
+    fn settings_default_to_on_and_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(load_settings(dir.path()), DeskSettings { notifications: true, tray: true });
+        save_settings(dir.path(), &DeskSettings { notifications: false, tray: true }).unwrap();
+        assert_eq!(load_settings(dir.path()), DeskSettings { notifications: false, tray: true });
+    }
+}
