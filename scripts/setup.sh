@@ -8,7 +8,10 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 PKGS=(build-essential pkg-config curl wget file libwebkit2gtk-4.1-dev libxdo-dev libssl-dev
-      libayatana-appindicator3-dev librsvg2-dev xvfb xauth webkit2gtk-driver)
+      libayatana-appindicator3-dev librsvg2-dev xvfb xauth webkit2gtk-driver
+      dbus-daemon python3-dbus python3-gi)
+# dbus-daemon, python3-dbus, python3-gi: the session bus and the stand-in notification server
+# of tests/e2e/nudge.test.js (tests/e2e/notify-server.py runs on the system's /usr/bin/python3).
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || PKGS+=(python3 python3-venv)
 command -v npm >/dev/null 2>&1 || PKGS+=(npm)

@@ -7,8 +7,8 @@
 //! Rooms:
 //! - [`state`]: the open folders (one session each) and the one shown, the demo, recent and
 //!   reopened folders
-//! - [`nudge`]: the urgency hint when an agent pushes or waits while the window is in the
-//!   background, the pending count in the title
+//! - [`nudge`]: a desktop notification when an agent pushes or waits while the window is in the
+//!   background, the urgency hint, the pending count in the title; [`tray`]: the tray icon
 //! - [`join`]: one desk per user: a second `resolve-desk DIR` opens DIR in the running desk
 //! - [`commands`]: the Tauri commands, one per UI need (`verb_noun`)
 //! - [`convert`]: engine → wire types
@@ -44,6 +44,7 @@ pub mod renderer;
 pub mod runs;
 pub mod startup;
 pub mod state;
+pub mod tray;
 pub mod undo;
 
 use tauri::{Manager, Runtime};
@@ -148,6 +149,7 @@ pub fn run() {
     startup::mark("session_opened");
     let result = builder(tauri::Builder::<tauri::Wry>::new(), state)
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_notification::init())
         // The last size and position (not the visibility: the window always shows).
         .plugin(
             tauri_plugin_window_state::Builder::default()
@@ -162,7 +164,8 @@ pub fn run() {
     match result {
         // On exit, agents connected over MCP learn that the desk closed (nothing applied).
         Ok(app) => {
-            // The nudge: the title's count, the urgency hint.
+            // The nudge: notifications, their clicks, the title's count, the tray icon.
+            nudge::on_click(app.handle());
             let nudger = nudge::nudger(app.handle().clone());
             nudger(nudge::Signal::Changed);
             app.state::<state::AppState>().set_nudger(nudger);

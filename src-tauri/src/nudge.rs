@@ -1,10 +1,10 @@
 //! A nudge when someone is waiting: when an agent pushes a preview or starts waiting on
-//! `resolve` while the window is not focused, the window asks for attention (the urgency hint);
-//! the window's title carries the pending count over every folder. The nudge can be turned off
-//! (`DeskSettings::notifications`, `<config>/resolve-desk/desk.json`). `message` is the text a
-//! desktop notification will carry (who, which folder, what — never file contents) and `reveal`
-//! what its click will do; the notification itself (Tauri's notification plugin) and the tray
-//! icon (`DeskSettings::tray`) are not wired yet.
+//! `resolve` while the window is not focused, a desktop notification (Tauri's notification
+//! plugin: the session bus's `org.freedesktop.Notifications` on Linux) says who, which folder and
+//! what — never file contents —, and the window asks for attention (urgency hint). Clicking the
+//! notification shows that folder with that action. The window's title carries the pending count
+//! over every folder, and so does the tray icon where the desktop has one. Notifications and the
+//! tray icon can be turned off (`DeskSettings`, `<config>/resolve-desk/desk.json`).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -145,8 +145,8 @@ pub fn save_settings(config_dir: &Path, settings: &DeskSettings) -> std::io::Res
     std::fs::rename(&tmp, &file)
 }
 
-/// The app's nudger: updates the title on every change, and sets the urgency hint on an arrival
-/// while the window is not focused (when the nudge is on).
+/// The app's nudger: updates the title and the tray on every change, and notifies (when the
+/// window is not focused and notifications are on) with an urgency hint on every arrival.
 pub fn nudger<R: tauri::Runtime>(app: tauri::AppHandle<R>) -> Nudger {
     let dedupe = Arc::new(Deduper::default());
     Arc::new(move |signal| {
@@ -158,6 +158,7 @@ pub fn nudger<R: tauri::Runtime>(app: tauri::AppHandle<R>) -> Nudger {
 
 async fn react<R: tauri::Runtime>(app: &tauri::AppHandle<R>, signal: Signal, dedupe: &Deduper) {
     use tauri::Manager as _;
+    use tauri_plugin_notification::NotificationExt as _;
     let state = app.state::<crate::state::AppState>();
     let window = app.get_webview_window("main");
     match signal {
@@ -166,11 +167,24 @@ async fn react<R: tauri::Runtime>(app: &tauri::AppHandle<R>, signal: Signal, ded
             if let Some(window) = &window {
                 let _ = window.set_title(&title(pending));
             }
+            crate::tray::show_count(app, pending);
         }
         Signal::Arrived(arrival) => {
             let focused = window.as_ref().and_then(|w| w.is_focused().ok()).unwrap_or(false);
             if focused || !state.desk_settings().notifications || !dedupe.admit(&arrival, Instant::now()) {
                 return;
+            }
+            let (title, body) = message(&arrival);
+            let shown = app
+                .notification()
+                .builder()
+                .title(title)
+                .body(body)
+                .extra("root", &arrival.root)
+                .extra("actionId", &arrival.action_id)
+                .show();
+            if let Err(e) = shown {
+                eprintln!("resolve-desk: could not show a notification: {e}");
             }
             if let Some(window) = &window {
                 let _ = window.request_user_attention(Some(tauri::UserAttentionType::Informational));
@@ -179,8 +193,27 @@ async fn react<R: tauri::Runtime>(app: &tauri::AppHandle<R>, signal: Signal, ded
     }
 }
 
-/// Shows folder `root` with action `action_id` and brings the window forward (what a click on a
-/// notification does).
+/// A click on one of the desk's notifications: the window comes forward showing that folder,
+/// with that action (the page is told through `reveal-action`).
+pub fn on_click<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
+    use tauri_plugin_notification::NotificationExt as _;
+    let handle = app.clone();
+    let registered = app.notification().on_action(move |performed| {
+        if performed.action_id() != "tap" {
+            return;
+        }
+        let Some(extra) = performed.notification().map(|n| n.extra().clone()) else { return };
+        let text = |k: &str| extra.get(k).and_then(|v| v.as_str()).map(str::to_string);
+        let (Some(root), Some(action_id)) = (text("root"), text("actionId")) else { return };
+        let app = handle.clone();
+        tauri::async_runtime::spawn(async move { reveal(&app, root, action_id).await });
+    });
+    if let Err(e) = registered {
+        eprintln!("resolve-desk: clicks on notifications cannot be followed: {e}");
+    }
+}
+
+/// Shows folder `root` with action `action_id` and brings the window forward.
 pub async fn reveal<R: tauri::Runtime>(app: &tauri::AppHandle<R>, root: String, action_id: String) {
     use tauri::Manager as _;
     let state = app.state::<crate::state::AppState>();

@@ -509,13 +509,15 @@ describe('the nudge', () => {
     await waitFor(() => expect(screen.getAllByTestId('queue-card').find((c) => c.getAttribute('aria-current') === 'true')?.dataset.actionId).toBe(id));
   });
 
-  it('the nudge can be turned off in the inbox', async () => {
+  it('notifications and the tray icon can be turned off in the inbox', async () => {
     const { backend, user } = await setup();
     await user.click(screen.getByTestId('inbox-button'));
     const notify = await screen.findByTestId('setting-notifications');
     expect(notify).toBeChecked();
     await user.click(notify);
     await waitFor(() => expect(backend.deskSettings).toEqual({ notifications: false, tray: true }));
+    await user.click(screen.getByTestId('setting-tray'));
+    await waitFor(() => expect(backend.deskSettings).toEqual({ notifications: false, tray: false }));
   });
 });
 
