@@ -127,10 +127,8 @@ pub fn run() {
     unsafe { resolve_tool_ast_edit::alloc::parse_with_mimalloc() };
     let args = match args::Args::parse(std::env::args().skip(1)) {
         Ok(a) => a,
-        Err(message) => {
-            eprintln!("{message}");
-            std::process::exit(if message.starts_with("Usage") { 0 } else { 2 });
-        }
+        // `--help`/`--version` print and exit 0; a usage error prints and exits 2.
+        Err(e) => e.exit(),
     };
     // One desk per user and data folder: a desk already running opens the folder beside its
     // others, and this process is done.

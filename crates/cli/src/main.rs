@@ -10,23 +10,30 @@
 //!
 //! - `rdesk mcp --workspace DIR [--policy human|agent] [--headless]` serves the desk to a
 //!   coding agent over MCP on stdio (see `mcp`).
+//! - `rdesk tools [-w DIR]` lists the tools; `rdesk tools new NAME --lang js|ts|python` writes
+//!   one from a template (`scaffold`) using the SDK `rdesk sdk-path` prints (`sdk`).
+//! - `rdesk completions SHELL` / `rdesk man` print what the packages install: completion
+//!   scripts and manual pages generated from this file's clap definition (see `manual`).
 //!
-//! Exit codes: 0 when the script ran to its end (tool errors are reported in-band);
-//! 2 for bad input (a malformed script line, a missing workspace, bad arguments);
-//! 1 for anything else (an I/O error writing the output).
+//! Exit codes (docs/CLI.md has every command's): 0 when the command did its work (a script's
+//! tool errors are reported in-band); 2 for bad input (a malformed script line, a missing
+//! workspace, bad arguments); 1 for anything else (an I/O error writing the output).
 
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use resolve_engine::{Actor, ResolvePolicy};
 
 mod agent;
 mod ast_edit;
 mod builtin;
+mod manual;
 mod mcp;
 mod recovery;
+mod scaffold;
+mod sdk;
 mod terminal;
 mod trust;
 
@@ -58,12 +65,10 @@ enum Command {
     /// List the tools a session offers (name, label, hidden, description), external tools
     /// included (a folder's own with the command they run and whether they are trusted), and
     /// the external tools that could not be loaded.
-    Tools {
-        /// The workspace whose `.resolve/tools/` to include (default: only the built-in and
-        /// the user's own tools).
-        #[arg(long, short = 'w')]
-        workspace: Option<PathBuf>,
-    },
+    Tools(ToolsArgs),
+    /// Print the folder of the tool SDKs installed with Resolve Desk (node/, python/).
+    #[command(name = "sdk-path")]
+    SdkPath,
     /// Trust a folder's own tools (`.resolve/tools`), so they may run; list or revoke trust.
     #[command(long_about = trust::TRUST_HELP)]
     Trust(trust::TrustArgs),
@@ -73,9 +78,33 @@ enum Command {
     /// Serve Resolve Desk to a coding agent over MCP on stdio (joins the desk window).
     #[command(long_about = mcp::MCP_HELP)]
     Mcp(mcp::McpArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(long_about = manual::COMPLETIONS_HELP)]
+    Completions(manual::CompletionsArgs),
+    /// Print the manual page, or write one page per subcommand into --out-dir.
+    #[command(long_about = manual::MAN_HELP)]
+    Man(manual::ManArgs),
     /// For tests and CI: serve a session on the desk's socket without a window.
     #[command(name = "serve-socket", hide = true)]
     ServeSocket(mcp::ServeSocketArgs),
+}
+
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+struct ToolsArgs {
+    #[command(subcommand)]
+    command: Option<ToolsCommand>,
+    /// The workspace whose `.resolve/tools/` to include (default: only the built-in and
+    /// the user's own tools).
+    #[arg(long, short = 'w')]
+    workspace: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum ToolsCommand {
+    /// Write a working tool (manifest, program, README) from a template.
+    #[command(long_about = scaffold::NEW_HELP)]
+    New(scaffold::NewToolArgs),
 }
 
 const RUN_HELP: &str = "\
@@ -121,11 +150,15 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run { script, workspace } => runtime.block_on(run(&script, &workspace)),
         Command::AstEdit(args) => ast_edit::run(args),
-        Command::Tools { workspace } => runtime.block_on(list_tools(workspace)),
+        Command::Tools(ToolsArgs { command: Some(ToolsCommand::New(args)), .. }) => scaffold::run(args),
+        Command::Tools(ToolsArgs { command: None, workspace }) => runtime.block_on(list_tools(workspace)),
+        Command::SdkPath => sdk::run(),
         Command::Trust(args) => trust::run(args),
         Command::Agent(args) => runtime.block_on(agent::run(args)),
         Command::Mcp(args) => runtime.block_on(mcp::run(args)),
         Command::ServeSocket(args) => runtime.block_on(mcp::serve_socket(args)),
+        Command::Completions(args) => manual::completions(args, Cli::command()),
+        Command::Man(args) => manual::man(args, Cli::command()),
     }
 }
 
@@ -253,4 +286,55 @@ async fn list_tools(workspace: Option<PathBuf>) -> ExitCode {
         );
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every visible subcommand, nested ones as `parent sub`.
+    fn subcommands(cmd: &clap::Command, prefix: &str, out: &mut Vec<String>) {
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            let name = format!("{prefix}{}", sub.get_name());
+            out.push(name.clone());
+            subcommands(sub, &format!("{name} "), out);
+        }
+    }
+
+    #[test]
+    fn the_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn completions_and_the_manual_mention_every_subcommand() {
+        let mut names = Vec::new();
+        subcommands(&Cli::command(), "", &mut names);
+        for expected in ["run", "tools", "tools new", "sdk-path", "trust", "agent", "mcp", "completions", "man"] {
+            assert!(names.iter().any(|n| n == expected), "{expected} is a visible subcommand: {names:?}");
+        }
+        let mut outputs = Vec::new();
+        for shell in [clap_complete::Shell::Bash, clap_complete::Shell::Zsh, clap_complete::Shell::Fish] {
+            let script = String::from_utf8(manual::completion_script(shell, Cli::command())).expect("UTF-8");
+            outputs.push((shell.to_string(), script));
+        }
+        let top = String::from_utf8(manual::man_page(Cli::command()).expect("renders")).expect("UTF-8");
+        let pages = manual::man_pages(Cli::command()).expect("renders");
+        let names_of_pages: Vec<&str> = pages.iter().map(|p| p.0.as_str()).collect();
+        for name in &names {
+            let file = format!("rdesk-{}.1", name.replace(' ', "-"));
+            assert!(names_of_pages.contains(&file.as_str()), "a page for `{name}`: {names_of_pages:?}");
+        }
+        let all: String = pages.iter().map(|p| String::from_utf8_lossy(&p.1).into_owned()).collect();
+        assert!(!all.contains("serve\\-socket"), "the manual leaves the hidden command out");
+        outputs.push(("man".to_string(), top + &all));
+        for (what, text) in &outputs {
+            for name in &names {
+                let last = name.rsplit(' ').next().unwrap_or(name);
+                // roff escapes '-' as '\-'.
+                let roff = last.replace('-', "\\-");
+                assert!(text.contains(last) || text.contains(&roff), "{what} mentions `{name}`");
+            }
+        }
+    }
 }

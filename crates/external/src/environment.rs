@@ -4,7 +4,7 @@
 //!
 //! Passed when the desk has them: [`PASSED`] (`PATH`, `HOME`, `LANG`, `TMPDIR`, `TZ`, the
 //! XDG folder variables), every `LC_*`, the variables the manifest names in `env`, and the
-//! desk's own `RESOLVE_DESK_TOOL` / `RESOLVE_DESK_WORKSPACE`. Never passed, even when named:
+//! desk's own `RESOLVE_DESK_TOOL` / `RESOLVE_DESK_WORKSPACE` / `RESOLVE_DESK_PROTOCOL`. Never passed, even when named:
 //! the [`Config::never_pass`](crate::Config::never_pass) list (default
 //! [`DEFAULT_NEVER_PASS`]; front ends add the configured LLM key variable).
 

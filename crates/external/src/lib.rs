@@ -42,5 +42,5 @@ pub use host::{
 };
 pub use limits::ToolLimits;
 pub use log::read_log_tail;
-pub use manifest::{LoadProblem, Manifest, Timeouts, ToolSource, MANIFEST_FILE};
+pub use manifest::{LoadProblem, Manifest, Timeouts, ToolSource, MANIFEST_FILE, PROTOCOL_ENV, PROTOCOL_VERSION};
 pub use tool::{orphaned_message, ExternalTool};

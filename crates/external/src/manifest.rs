@@ -7,6 +7,14 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+/// The version of the tool protocol (docs/TOOLS.md) this desk speaks: given to every tool
+/// process as `RESOLVE_DESK_PROTOCOL`, checked by the SDKs, and against a manifest's
+/// optional `protocol`.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The variable that tells a tool process [`PROTOCOL_VERSION`].
+pub const PROTOCOL_ENV: &str = "RESOLVE_DESK_PROTOCOL";
+
 /// The manifest's file name in a tool folder.
 pub const MANIFEST_FILE: &str = "tool.json";
 
@@ -87,8 +95,8 @@ impl fmt::Display for LoadProblem {
     }
 }
 
-const KNOWN_KEYS: [&str; 9] =
-    ["name", "label", "description", "parameters", "command", "args", "env", "timeouts", "$schema"];
+const KNOWN_KEYS: [&str; 10] =
+    ["name", "label", "description", "parameters", "command", "args", "env", "timeouts", "protocol", "$schema"];
 const TIMEOUT_KEYS: [&str; 4] = ["execute", "apply", "reject", "idle"];
 
 fn problem(file: &Path, message: impl Into<String>) -> LoadProblem {
@@ -125,10 +133,11 @@ impl Manifest {
             if !KNOWN_KEYS.contains(&key.as_str()) {
                 return Err(problem(
                     file,
-                    format!("unknown field `{key}`; the known fields are {}.", KNOWN_KEYS[..8].join(", ")),
+                    format!("unknown field `{key}`; the known fields are {}.", KNOWN_KEYS[..9].join(", ")),
                 ));
             }
         }
+        check_protocol(&obj, file)?;
         let name = required_string(&obj, "name", file)?;
         if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
             return Err(problem(
@@ -279,6 +288,30 @@ impl Manifest {
     }
 }
 
+/// `protocol` (optional): the tool protocol the tool was written for. Another one than this
+/// desk's is refused naming both, before anything is started.
+fn check_protocol(obj: &Map<String, Value>, file: &Path) -> Result<(), LoadProblem> {
+    let Some(value) = obj.get("protocol") else { return Ok(()) };
+    match value.as_u64() {
+        Some(v) if v == u64::from(PROTOCOL_VERSION) => Ok(()),
+        Some(v) => Err(problem(
+            file,
+            format!(
+                "this tool is written for tool protocol {v}, but this Resolve Desk speaks protocol {PROTOCOL_VERSION}. {}",
+                if v > u64::from(PROTOCOL_VERSION) {
+                    "Update Resolve Desk, or use a version of the tool written for this one."
+                } else {
+                    "Update the tool: `rdesk sdk-path` shows the SDK that comes with this desk, and docs/TOOLS.md what changed."
+                }
+            ),
+        )),
+        None => Err(problem(
+            file,
+            format!("field `protocol` must be a whole number (this desk speaks {PROTOCOL_VERSION}); got {}", shown(value)),
+        )),
+    }
+}
+
 fn required_string(obj: &Map<String, Value>, key: &str, file: &Path) -> Result<String, LoadProblem> {
     match obj.get(key) {
         None => Err(problem(file, format!("missing field `{key}` (a non-empty string)"))),
@@ -372,5 +405,20 @@ mod tests {
             assert!(p.message.contains(expected), "{text}: {}", p.message);
             assert!(p.to_string().starts_with("/t/x/tool.json: "), "{p}");
         }
+    }
+
+    #[test]
+    fn a_manifest_for_another_protocol_is_refused_naming_both_versions() {
+        let ours = GOOD.replace("\"args\"", &format!("\"protocol\": {PROTOCOL_VERSION}, \"args\""));
+        assert!(parse(&ours).is_ok(), "this desk's protocol loads");
+        let newer = parse(&GOOD.replace("\"args\"", "\"protocol\": 99, \"args\"")).unwrap_err();
+        assert!(
+            newer.message.contains("protocol 99")
+                && newer.message.contains(&format!("speaks protocol {PROTOCOL_VERSION}")),
+            "{newer}"
+        );
+        assert!(newer.message.contains("Update Resolve Desk"), "says what to do: {newer}");
+        let odd = parse(&GOOD.replace("\"args\"", "\"protocol\": \"one\", \"args\"")).unwrap_err();
+        assert!(odd.message.contains("field `protocol` must be a whole number"), "{odd}");
     }
 }

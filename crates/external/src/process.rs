@@ -154,6 +154,7 @@ impl Process {
             .envs(vars)
             .env("RESOLVE_DESK_TOOL", &manifest.name)
             .env("RESOLVE_DESK_WORKSPACE", workspace)
+            .env(crate::manifest::PROTOCOL_ENV, crate::manifest::PROTOCOL_VERSION.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

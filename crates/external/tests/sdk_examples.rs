@@ -207,3 +207,50 @@ async fn beside_the_built_in_the_note_example_runs_under_the_manifest_s_name() {
     assert_eq!(out.text_content(), "Prepared rename plan for 3 files. Call resolve to apply or discard.");
     assert_eq!(resolve(&session, "apply", "ok").await.text_content(), "Applied batch rename. Reason: ok");
 }
+
+/// Copies an SDK folder (following links, so a checkout's node_modules comes along) with
+/// its `PROTOCOL = 1` changed to 2: an SDK of a newer protocol than this desk's.
+fn sdk_of_protocol_2(lang: &str, file: &str, from: &str, to: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("cp")
+        .arg("-RL")
+        .arg(repo().join("tools/sdk").join(lang))
+        .arg(dir.path())
+        .status()
+        .unwrap();
+    assert!(status.success(), "the SDK copies");
+    let path = dir.path().join(lang).join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{} says `{from}`", path.display());
+    std::fs::write(&path, text.replace(from, to)).unwrap();
+    dir
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_on_an_sdk_of_another_protocol_fails_naming_both_versions() {
+    assert_eq!(resolve_external::PROTOCOL_VERSION, 1, "this test's SDK copies say 2 instead of 1");
+    let node = sdk_of_protocol_2("node", "index.js", "export const PROTOCOL = 1;", "export const PROTOCOL = 2;");
+    let python = sdk_of_protocol_2("python", "resolve_desk_tool/__init__.py", "PROTOCOL = 1", "PROTOCOL = 2");
+    let desk = Desk::new();
+    let node_run = node.path().join("node/run.js").display().to_string();
+    let python_run = python.path().join("python/run.py").display().to_string();
+    desk.install("js", note_example_manifest("node", vec![node_run, example("node/note-example/tool.mjs")]), &[]);
+    let mut py = note_example_manifest("python3", vec![python_run, example("python/note-example/tool.py")]);
+    py["name"] = json!("batch_rename_py");
+    desk.install("py", py, &[]);
+    let session = desk.session();
+    let tools = load(&desk, &session);
+    assert!(tools.problems().is_empty(), "{:?}", tools.problems());
+    for (tool, sdk) in [("batch_rename_preview", "resolve-desk-tool"), ("batch_rename_py", "resolve_desk_tool")] {
+        let out = call(&session, tool, json!({"files": ["a.txt"]})).await;
+        assert!(out.is_error, "{tool}: a call to an SDK of another protocol fails");
+        let text = out.text_content();
+        assert!(
+            text.contains(&format!("SDK ({sdk}) speaks tool protocol 2"))
+                && text.contains("this Resolve Desk speaks protocol 1")
+                && text.contains("rdesk sdk-path"),
+            "{tool}: names both versions and what to do: {text}"
+        );
+        assert!(session.store().is_empty(), "{tool}: nothing was pushed");
+    }
+}

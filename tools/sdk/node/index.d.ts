@@ -59,9 +59,13 @@ export interface CustomTool<TParams extends TSchema = TSchema> {
 export type CustomToolFactory = (pi: CustomToolAPI) => CustomTool<any> | CustomTool<any>[];
 
 export const STORE_UNAVAILABLE: string;
+/** The tool protocol this SDK speaks. */
+export const PROTOCOL: number;
+/** Why this SDK cannot serve a desk speaking `deskProtocol` (default: RESOLVE_DESK_PROTOCOL), naming both versions; null when it can. */
+export function protocolMismatch(deskProtocol?: string): string | null;
 export const typebox: { Type: typeof TypeBuilder };
 export const Type: typeof TypeBuilder;
 export function sha256(data: string | Uint8Array): string;
 export function workspaceRoot(): string;
 export function readWorkspaceFile(path: string): { path: string; text: string; sha256: string };
-export function serve(factory: CustomToolFactory, options?: { toolName?: string }): CustomToolAPI;
+export function serve(factory: CustomToolFactory, options?: { toolName?: string; deskProtocol?: string }): CustomToolAPI;

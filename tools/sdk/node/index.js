@@ -9,6 +9,22 @@ import { Type } from "@sinclair/typebox";
 /** The exact message a runtime without a pending-action store answers (SPEC §6). */
 export const STORE_UNAVAILABLE = "Pending action store unavailable for custom tools in this runtime.";
 
+/** The tool protocol this SDK speaks (docs/TOOLS.md); the desk says its own in RESOLVE_DESK_PROTOCOL. */
+export const PROTOCOL = 1;
+
+/**
+ * Why this SDK cannot serve the desk that started it (another protocol), or null. Both
+ * versions are named, with what to do.
+ */
+export function protocolMismatch(desk = process.env.RESOLVE_DESK_PROTOCOL) {
+  if (desk === undefined || desk === "" || Number(desk) === PROTOCOL) return null;
+  const fix =
+    Number(desk) > PROTOCOL
+      ? "Update the tool's SDK: point its manifest at the SDK that came with the desk (`rdesk sdk-path`)."
+      : "Update Resolve Desk, or use the SDK that came with it (`rdesk sdk-path`).";
+  return `this tool's SDK (resolve-desk-tool) speaks tool protocol ${PROTOCOL}, but this Resolve Desk speaks protocol ${desk}. ${fix}`;
+}
+
 export const typebox = { Type };
 export { Type };
 
@@ -96,6 +112,26 @@ export function serve(factory, options = {}) {
     readWorkspaceFile,
     workspaceRoot,
   };
+
+  // A desk of another protocol: every call is answered with why, and nothing else runs.
+  const mismatch = protocolMismatch(options.deskProtocol);
+  if (mismatch) {
+    console.error(`resolve-desk-tool: ${mismatch}`);
+    const lines = createInterface({ input, crlfDelay: Infinity });
+    lines.on("close", () => process.exit(0));
+    lines.on("line", (line) => {
+      let message;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        return;
+      }
+      if (message.id !== undefined && message.method !== undefined) {
+        send({ id: message.id, error: { code: -32002, message: mismatch } });
+      }
+    });
+    return api;
+  }
 
   const made = factory(api);
   const tools = Array.isArray(made) ? made : [made];

@@ -17,7 +17,21 @@ from types import SimpleNamespace
 
 from .typebox import Type
 
-__all__ = ["serve", "run_file", "Type", "typebox", "sha256", "STORE_UNAVAILABLE", "PushError"]
+__all__ = [
+    "serve",
+    "run_file",
+    "Type",
+    "typebox",
+    "sha256",
+    "STORE_UNAVAILABLE",
+    "PushError",
+    "PROTOCOL",
+    "protocol_mismatch",
+]
+
+# The tool protocol this SDK speaks (docs/TOOLS.md); the desk says its own in
+# RESOLVE_DESK_PROTOCOL.
+PROTOCOL = 1
 
 STORE_UNAVAILABLE = "Pending action store unavailable for custom tools in this runtime."
 
@@ -44,6 +58,27 @@ def read_workspace_file(path):
     with open(abs_path, "rb") as f:
         data = f.read()
     return {"path": path, "text": data.decode("utf-8", errors="replace"), "sha256": sha256(data)}
+
+
+def protocol_mismatch(desk=None):
+    """Why this SDK cannot serve the desk that started it (another protocol), or None."""
+    if desk is None:
+        desk = os.environ.get("RESOLVE_DESK_PROTOCOL")
+    if desk in (None, "") or str(desk) == str(PROTOCOL):
+        return None
+    try:
+        newer = int(desk) > PROTOCOL
+    except ValueError:
+        newer = False
+    fix = (
+        "Update the tool's SDK: point its manifest at the SDK that came with the desk (`rdesk sdk-path`)."
+        if newer
+        else "Update Resolve Desk, or use the SDK that came with it (`rdesk sdk-path`)."
+    )
+    return (
+        f"this tool's SDK (resolve_desk_tool) speaks tool protocol {PROTOCOL}, "
+        f"but this Resolve Desk speaks protocol {desk}. {fix}"
+    )
 
 
 def _await(value):
@@ -153,7 +188,7 @@ class _Api:
     workspace_root = staticmethod(workspace_root)
 
 
-def serve(factory, stdin=None, stdout=None, tool_name=None):
+def serve(factory, stdin=None, stdout=None, tool_name=None, desk_protocol=None):
     """Serves the tool a factory makes until the host closes stdin."""
     stdin = stdin or sys.stdin
     real_stdout = stdout or sys.stdout
@@ -161,6 +196,16 @@ def serve(factory, stdin=None, stdout=None, tool_name=None):
     sys.stdout = sys.stderr
     host = _Host(stdin, real_stdout)
     api = _Api(host)
+    mismatch = protocol_mismatch(desk_protocol)
+    if mismatch:
+        # A desk of another protocol: every call is answered with why, and nothing else runs.
+        print(f"resolve_desk_tool: {mismatch}", file=sys.stderr)
+        while True:
+            message = host.read()
+            if message is None:
+                return
+            if message.get("id") is not None and "method" in message:
+                host.send({"id": message["id"], "error": {"code": -32002, "message": mismatch}})
     made = factory(api)
     tools = made if isinstance(made, list) else [made]
     wanted = tool_name or os.environ.get("RESOLVE_DESK_TOOL")
