@@ -9,9 +9,12 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 PKGS=(build-essential pkg-config curl wget file libwebkit2gtk-4.1-dev libxdo-dev libssl-dev
       libayatana-appindicator3-dev librsvg2-dev xvfb xauth webkit2gtk-driver
-      dbus-daemon python3-dbus python3-gi)
-# dbus-daemon, python3-dbus, python3-gi: the session bus and the stand-in notification server
-# of tests/e2e/nudge.test.js (tests/e2e/notify-server.py runs on the system's /usr/bin/python3).
+      # dbus-daemon, python3-dbus, python3-gi: the session bus and the stand-in notification
+      # server of tests/e2e/nudge.test.js (notify-server.py runs on the system's /usr/bin/python3).
+      dbus-daemon python3-dbus python3-gi
+      # The API key in the Secret Service (keyring crate: libdbus), and a real Secret Service
+      # for its test (gnome-keyring-daemon under dbus-run-session).
+      libdbus-1-dev dbus-x11 gnome-keyring)
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || PKGS+=(python3 python3-venv)
 command -v npm >/dev/null 2>&1 || PKGS+=(npm)

@@ -58,7 +58,11 @@ impl Conversation {
             ));
         }
         let resolve_wait = std::time::Duration::from_secs(config.resolve_wait_secs.max(1));
-        let client = LlmClient::new(config).map_err(|e| IpcError::new(IpcErrorCode::InvalidParams, e.to_string()))?;
+        // The variable when set, else the key stored in the system keyring (a keyring that
+        // cannot be read sends none; the settings dialog shows why).
+        let (key, _, _) = resolve_agent::llm::secret::api_key(&config);
+        let client =
+            LlmClient::with_key(config, key).map_err(|e| IpcError::new(IpcErrorCode::InvalidParams, e.to_string()))?;
         let mut running = lock(&self.running);
         if let Some(r) = running.as_ref().filter(|r| !r.task.inner().is_finished()) {
             return Err(IpcError::new(

@@ -335,7 +335,22 @@ pub async fn get_conversation(state: State<'_, AppState>) -> Result<wire::Conver
 #[tauri::command]
 pub async fn get_agent_settings(state: State<'_, AppState>) -> Result<wire::AgentSettings> {
     let config = ProviderConfig::load(state.config_dir()).map_err(settings_error)?;
-    Ok(convert::agent_settings(&config, state.config_dir()))
+    Ok(agent_settings_view(config, state.config_dir().to_path_buf()).await)
+}
+
+/// The settings as shown, with where the key comes from (asking the keyring, off the async
+/// workers: it is a D-Bus round trip).
+async fn agent_settings_view(config: ProviderConfig, config_dir: std::path::PathBuf) -> wire::AgentSettings {
+    let (source, problem) = tauri::async_runtime::spawn_blocking({
+        let config = config.clone();
+        move || {
+            let (_key, source, problem) = resolve_agent::llm::secret::api_key(&config);
+            (source, problem)
+        }
+    })
+    .await
+    .unwrap_or((resolve_agent::llm::secret::KeySource::None, None));
+    convert::agent_settings(&config, &config_dir, source, problem.map(|p| p.to_string()))
 }
 
 #[tauri::command]
@@ -345,6 +360,8 @@ pub async fn save_agent_settings(
     model: String,
     api_key_env: String,
     resolve_wait_secs: Option<u64>,
+    api_key: Option<String>,
+    forget_api_key: Option<bool>,
 ) -> Result<wire::AgentSettings> {
     // Timeouts and retries stay as the file has them (a broken file is replaced).
     let base = ProviderConfig::load(state.config_dir()).unwrap_or_default();
@@ -356,7 +373,25 @@ pub async fn save_agent_settings(
         ..base
     };
     config.save(state.config_dir()).map_err(settings_error)?;
-    Ok(convert::agent_settings(&config, state.config_dir()))
+    // The key typed into the dialog goes to the system keyring only (never the file, never
+    // a log); an empty field keeps the stored one.
+    let key = api_key.filter(|k| !k.trim().is_empty());
+    if key.is_some() || forget_api_key == Some(true) {
+        let for_keyring = config.clone();
+        let stored = tauri::async_runtime::spawn_blocking(move || match key {
+            Some(key) => resolve_agent::llm::secret::store_key(&for_keyring, &key),
+            None => resolve_agent::llm::secret::forget_key(&for_keyring).map(|_| ()),
+        })
+        .await
+        .map_err(|e| IpcError::new(IpcErrorCode::Internal, e.to_string()))?;
+        if let Err(e) = stored {
+            return Err(IpcError::new(
+                IpcErrorCode::Io,
+                format!("The settings were saved, but the API key was not: {e}"),
+            ));
+        }
+    }
+    Ok(agent_settings_view(config, state.config_dir().to_path_buf()).await)
 }
 
 #[tauri::command]

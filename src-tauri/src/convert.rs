@@ -437,12 +437,24 @@ pub fn agent_error_code(code: &str) -> wire::AgentErrorCode {
 }
 
 /// The settings panel's view of the provider settings.
-pub fn agent_settings(c: &resolve_agent::ProviderConfig, config_dir: &std::path::Path) -> wire::AgentSettings {
+pub fn agent_settings(
+    c: &resolve_agent::ProviderConfig,
+    config_dir: &std::path::Path,
+    source: resolve_agent::llm::secret::KeySource,
+    keyring_problem: Option<String>,
+) -> wire::AgentSettings {
+    use resolve_agent::llm::secret::KeySource;
     wire::AgentSettings {
         base_url: c.base_url.clone(),
         model: c.model.clone(),
         api_key_env: c.api_key_env.clone(),
         api_key_is_set: c.api_key_is_set(),
+        api_key_source: match source {
+            KeySource::Environment => wire::ApiKeySource::Environment,
+            KeySource::Keyring => wire::ApiKeySource::Keyring,
+            KeySource::None => wire::ApiKeySource::None,
+        },
+        keyring_problem,
         resolve_wait_secs: c.resolve_wait_secs,
         config_path: resolve_agent::ProviderConfig::path_in(config_dir).display().to_string(),
     }

@@ -180,6 +180,19 @@ pub struct NewConversationOutcome {
     pub discarded: Vec<String>,
 }
 
+/// Where the agent's API key comes from (`AgentSettings::api_key_source`). The key itself
+/// never crosses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum ApiKeySource {
+    /// The environment variable the settings name.
+    Environment,
+    /// The system keyring (Secret Service).
+    Keyring,
+    /// No key: requests go without one (local servers accept that).
+    None,
+}
+
 /// The provider settings as the settings panel shows them (`get_agent_settings`,
 /// `save_agent_settings`). The API key itself never crosses: only whether it is set.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -192,6 +205,12 @@ pub struct AgentSettings {
     pub api_key_env: String,
     /// Whether that variable is set (non-empty) in the app's environment.
     pub api_key_is_set: bool,
+    /// Where the key the agent sends comes from now: the variable wins when set, else a key
+    /// stored in the system keyring for this base URL (typed into the settings dialog).
+    pub api_key_source: ApiKeySource,
+    /// Why the system keyring could not be used (none running, locked), with what to do;
+    /// `null` when it could.
+    pub keyring_problem: Option<String>,
     /// Seconds each `resolve` of the agent waits for your decision before the wait is renewed
     /// (no model request meanwhile).
     #[ts(type = "number")]

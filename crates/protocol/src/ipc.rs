@@ -67,7 +67,8 @@ pub mod commands {
     pub const GET_CONVERSATION: &str = "get_conversation";
     /// `() -> AgentSettings`
     pub const GET_AGENT_SETTINGS: &str = "get_agent_settings";
-    /// `{ baseUrl, model, apiKeyEnv } -> AgentSettings`
+    /// `{ baseUrl, model, apiKeyEnv, resolveWaitSecs?, apiKey?, forgetApiKey? } -> AgentSettings`
+    /// (`apiKey` is stored in the system keyring, never in the file)
     pub const SAVE_AGENT_SETTINGS: &str = "save_agent_settings";
     /// The banners to show now: `Vec<`[`crate::Notice`]`>`.
     pub const LIST_NOTICES: &str = "list_notices";

@@ -55,7 +55,7 @@ pub mod tool;
 pub mod typescript;
 
 pub use agent::{
-    Actor, AgentErrorCode, AgentEvent, AgentSettings, AgentToolCall, AgentUpdate, ConversationView,
+    Actor, AgentErrorCode, AgentEvent, AgentSettings, AgentToolCall, AgentUpdate, ApiKeySource, ConversationView,
     NewConversationOutcome, ResolvedInfo, TurnOutcome,
 };
 pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, FileTexts, Hunk, RenameRow, RenameStatus};

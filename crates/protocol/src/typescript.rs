@@ -87,6 +87,7 @@ pub fn bindings() -> String {
     declaration::<AgentErrorCode>(&mut out);
     declaration::<ConversationView>(&mut out);
     declaration::<NewConversationOutcome>(&mut out);
+    declaration::<ApiKeySource>(&mut out);
     declaration::<AgentSettings>(&mut out);
     declaration::<NoticeLevel>(&mut out);
     declaration::<Notice>(&mut out);

@@ -215,6 +215,7 @@ fn agent_fixtures_round_trip() {
     assert_eq!(view.running_turn, Some(3));
     let settings: AgentSettings = round_trip("agent_settings.json");
     assert!(!settings.api_key_is_set);
+    assert_eq!(settings.api_key_source, resolve_protocol::ApiKeySource::Keyring, "a key typed into the dialog");
     let out: NewConversationOutcome = round_trip("new_conversation_outcome.json");
     assert_eq!(out.discarded.len(), 2);
 }

@@ -89,17 +89,42 @@ describe('agent settings (agent_settings.json)', () => {
     const settings = fixture<AgentSettings>('agent_settings.json');
     const onSave = vi.fn();
     render(AgentSettingsDialog, { settings, onSave });
+    expect(screen.getByTestId('settings-key-status')).toHaveTextContent('A key is stored in the system keyring');
     expect(screen.getByTestId('settings-key-status')).toHaveTextContent('OPENAI_API_KEY is not set');
     expect(screen.getByTestId('settings-path')).toHaveTextContent(settings.configPath);
     await user.clear(screen.getByTestId('settings-model'));
     await user.type(screen.getByTestId('settings-model'), 'qwen2.5-coder');
     await user.click(screen.getByTestId('settings-save'));
-    expect(onSave).toHaveBeenCalledWith({
-      baseUrl: settings.baseUrl,
-      model: 'qwen2.5-coder',
-      apiKeyEnv: 'OPENAI_API_KEY',
-      resolveWaitSecs: settings.resolveWaitSecs,
-    });
+    expect(onSave).toHaveBeenCalledWith({ baseUrl: settings.baseUrl, model: 'qwen2.5-coder', apiKeyEnv: 'OPENAI_API_KEY', resolveWaitSecs: settings.resolveWaitSecs });
+  });
+
+  it('takes a key for the keyring, never shows one back, and can forget it', async () => {
+    const user = userEvent.setup();
+    const settings = fixture<AgentSettings>('agent_settings.json');
+    const onSave = vi.fn();
+    render(AgentSettingsDialog, { settings, onSave });
+    const field = screen.getByTestId('settings-api-key') as HTMLInputElement;
+    expect(field.type).toBe('password');
+    expect(field.value).toBe('');
+    await user.type(field, 'sk-typed-in-the-dialog');
+    await user.click(screen.getByTestId('settings-save'));
+    expect(onSave).toHaveBeenLastCalledWith(expect.objectContaining({ apiKey: 'sk-typed-in-the-dialog' }));
+    expect(field.value).toBe('');
+    await user.click(screen.getByTestId('settings-forget-key'));
+    expect(onSave).toHaveBeenLastCalledWith(expect.objectContaining({ forgetApiKey: true }));
+    expect(onSave.mock.lastCall?.[0]).not.toHaveProperty('apiKey');
+  });
+
+  it('says when the keyring cannot be used and that the variable still works', () => {
+    const settings = {
+      ...fixture<AgentSettings>('agent_settings.json'),
+      apiKeySource: 'none' as const,
+      keyringProblem: 'the system keyring is not available or is locked (no bus); the environment variable OPENAI_API_KEY still works when set.',
+    };
+    render(AgentSettingsDialog, { settings, onSave: vi.fn() });
+    expect(screen.getByTestId('settings-keyring-problem')).toHaveTextContent('OPENAI_API_KEY still works');
+    expect(screen.getByTestId('settings-key-status')).toHaveTextContent('No key');
+    expect(screen.queryByTestId('settings-forget-key')).toBeNull();
   });
 });
 

@@ -189,4 +189,9 @@ export interface Backend {
 export type PickPathsOptions = { directory: boolean; multiple: boolean };
 
 /** What the settings panel saves (the key itself never crosses). */
-export type AgentSettingsInput = Pick<AgentSettings, 'baseUrl' | 'model' | 'apiKeyEnv' | 'resolveWaitSecs'>;
+export type AgentSettingsInput = Pick<AgentSettings, 'baseUrl' | 'model' | 'apiKeyEnv' | 'resolveWaitSecs'> & {
+  /** A key typed into the dialog: stored in the system keyring for `baseUrl`, never in the settings file. */
+  apiKey?: string;
+  /** Remove the key stored in the keyring for `baseUrl`. */
+  forgetApiKey?: boolean;
+};

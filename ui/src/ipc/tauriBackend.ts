@@ -167,7 +167,7 @@ export function createTauriBackend(): Backend {
     getConversation: () => call<ConversationView>('get_conversation'),
     getAgentSettings: () => call<AgentSettings>('get_agent_settings'),
     saveAgentSettings: (s: AgentSettingsInput) =>
-      call<AgentSettings>('save_agent_settings', { baseUrl: s.baseUrl, model: s.model, apiKeyEnv: s.apiKeyEnv, resolveWaitSecs: s.resolveWaitSecs }),
+      call<AgentSettings>('save_agent_settings', { baseUrl: s.baseUrl, model: s.model, apiKeyEnv: s.apiKeyEnv, resolveWaitSecs: s.resolveWaitSecs, apiKey: s.apiKey ?? null, forgetApiKey: s.forgetApiKey ?? null }),
     async onAgentEvent(handler: (u: AgentUpdate) => void): Promise<Unsubscribe> {
       return on<AgentUpdate>(EVENT_AGENT, handler);
     },

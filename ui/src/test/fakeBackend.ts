@@ -720,7 +720,13 @@ export class FakeBackend implements Backend {
       throw new BackendError('invalidParams', `base URL "${input.baseUrl}" must start with http:// or https:// (e.g. https://api.openai.com/v1)`);
     }
     if (input.model.trim() === '') throw new BackendError('invalidParams', 'the model name is empty: set one (e.g. gpt-4o-mini, or llama3.1 for Ollama)');
-    this.settings = { ...this.settings, ...input, apiKeyIsSet: input.apiKeyEnv === 'OPENAI_API_KEY' ? this.settings.apiKeyIsSet : false };
+    const { apiKey, forgetApiKey, ...fields } = input;
+    const apiKeyIsSet = input.apiKeyEnv === 'OPENAI_API_KEY' ? this.settings.apiKeyIsSet : false;
+    // Like the keyring: a key typed is kept here only as "stored", never returned.
+    let stored = this.settings.apiKeySource === 'keyring';
+    if (apiKey) stored = true;
+    if (forgetApiKey) stored = false;
+    this.settings = { ...this.settings, ...fields, apiKeyIsSet, apiKeySource: apiKeyIsSet ? 'environment' : stored ? 'keyring' : 'none' };
     return { ...this.settings };
   }
 

@@ -1,9 +1,12 @@
 //! The OpenAI-compatible Chat Completions provider: settings ([`config`]), the HTTP client
-//! with streaming, retries and typed errors ([`client`]), the event-stream parser ([`sse`])
-//! and the wire types ([`wire`]).
+//! with streaming, retries and typed errors ([`client`]), the event-stream parser ([`sse`]),
+//! the wire types ([`wire`]), and (feature `keyring`) the API key in the system keyring
+//! (`secret`).
 
 pub mod client;
 pub mod config;
+#[cfg(feature = "keyring")]
+pub mod secret;
 pub mod sse;
 pub mod wire;
 

@@ -760,6 +760,12 @@ export type NewConversationOutcome = {
 discarded: Array<string>, };
 
 /**
+ * Where the agent's API key comes from (`AgentSettings::api_key_source`). The key itself
+ * never crosses.
+ */
+export type ApiKeySource = "environment" | "keyring" | "none";
+
+/**
  * The provider settings as the settings panel shows them (`get_agent_settings`,
  * `save_agent_settings`). The API key itself never crosses: only whether it is set.
  */
@@ -776,6 +782,16 @@ apiKeyEnv: string,
  * Whether that variable is set (non-empty) in the app's environment.
  */
 apiKeyIsSet: boolean, 
+/**
+ * Where the key the agent sends comes from now: the variable wins when set, else a key
+ * stored in the system keyring for this base URL (typed into the settings dialog).
+ */
+apiKeySource: ApiKeySource, 
+/**
+ * Why the system keyring could not be used (none running, locked), with what to do;
+ * `null` when it could.
+ */
+keyringProblem: string | null, 
 /**
  * Seconds each `resolve` of the agent waits for your decision before the wait is renewed
  * (no model request meanwhile).
