@@ -83,11 +83,13 @@ pub async fn resolve_action(
     leave_out: Option<wire::LeaveOut>,
 ) -> Result<wire::ResolveOutcome> {
     let (session, _) = state.session().await;
+    let (choice, review) = convert::resolve_action(action);
     let resolve = Resolve {
-        choice: convert::resolve_action(action),
+        choice,
         reason,
         expected_id: Some(expected_id),
         leave_out: leave_out.map(convert::leave_out),
+        review,
     };
     convert::resolve_outcome(session.resolve(Actor::Person, resolve).await)
 }

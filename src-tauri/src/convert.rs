@@ -114,6 +114,57 @@ pub fn action_summary(info: &ActionInfo, is_top: bool) -> wire::ActionSummary {
         badge_hidden: badge.as_deref().map(name_hidden).unwrap_or_default(),
         summary_hidden: name_hidden(&summary),
         hidden_warning: info.hidden.warning(),
+        comments: info.comments.iter().map(review_comment).collect(),
+    }
+}
+
+pub fn comment_side(s: engine::Side) -> wire::CommentSide {
+    match s {
+        engine::Side::Old => wire::CommentSide::Old,
+        engine::Side::New => wire::CommentSide::New,
+    }
+}
+
+pub fn review_comment(c: &engine::Comment) -> wire::ReviewComment {
+    wire::ReviewComment {
+        id: c.id.clone(),
+        path: c.path.clone(),
+        side: comment_side(c.side),
+        start_line: c.start_line,
+        end_line: c.end_line,
+        quote: c.quote.clone(),
+        text: c.text.clone(),
+        replacement_id: c.replacement_id,
+        rendered: c.render(),
+    }
+}
+
+pub fn review(r: &engine::Review) -> wire::Review {
+    wire::Review { request_changes: r.request_changes, comments: r.comments.iter().map(review_comment).collect() }
+}
+
+/// The wire's new comment as the engine's draft.
+pub fn comment_draft(d: wire::CommentDraft) -> engine::CommentDraft {
+    engine::CommentDraft {
+        path: d.path,
+        side: match d.side {
+            wire::CommentSide::Old => engine::Side::Old,
+            wire::CommentSide::New => engine::Side::New,
+        },
+        start_line: d.start_line,
+        end_line: d.end_line,
+        text: d.text,
+        replacement_id: d.replacement_id,
+    }
+}
+
+/// What a decision was, as the history and the outcome show it: a discard that requested
+/// changes is `requestChanges`.
+pub fn decision_choice(d: &engine::ResolveDetails) -> wire::ResolveChoice {
+    if d.requests_changes() {
+        wire::ResolveChoice::RequestChanges
+    } else {
+        resolve_choice(d.action)
     }
 }
 
@@ -221,7 +272,7 @@ pub fn label_parts(label: &str) -> (Option<String>, String) {
 pub fn history_entry(h: &engine::HistoryEntry, earlier_session: bool) -> wire::HistoryEntry {
     let (badge, summary) = label_parts(&h.details.label);
     wire::HistoryEntry {
-        action: resolve_choice(h.details.action),
+        action: decision_choice(&h.details),
         label: h.details.label.clone(),
         badge,
         summary,
@@ -238,6 +289,7 @@ pub fn history_entry(h: &engine::HistoryEntry, earlier_session: bool) -> wire::H
         undo: None,
         asked_by: None,
         partial_text: h.details.partial.as_deref().map(engine::PartialApply::history_text),
+        review: h.details.review.as_deref().map(review),
     }
 }
 
@@ -274,12 +326,18 @@ pub fn resolve_choice(a: engine::ResolveAction) -> wire::ResolveChoice {
     }
 }
 
-pub fn resolve_action(c: wire::ResolveChoice) -> engine::ResolveAction {
+/// The person's choice as the engine's action, and the review request it makes (Request
+/// changes: a discard with the comments kept with the action).
+pub fn resolve_action(c: wire::ResolveChoice) -> (engine::ResolveAction, Option<engine::ReviewRequest>) {
     match c {
-        wire::ResolveChoice::Apply => engine::ResolveAction::Apply,
-        wire::ResolveChoice::Discard => engine::ResolveAction::Discard,
-        wire::ResolveChoice::Undo => engine::ResolveAction::Undo,
-        wire::ResolveChoice::Redo => engine::ResolveAction::Redo,
+        wire::ResolveChoice::Apply => (engine::ResolveAction::Apply, None),
+        wire::ResolveChoice::Discard => (engine::ResolveAction::Discard, None),
+        wire::ResolveChoice::RequestChanges => (
+            engine::ResolveAction::Discard,
+            Some(engine::ReviewRequest { request_changes: true, comments: Vec::new() }),
+        ),
+        wire::ResolveChoice::Undo => (engine::ResolveAction::Undo, None),
+        wire::ResolveChoice::Redo => (engine::ResolveAction::Redo, None),
     }
 }
 
@@ -304,11 +362,12 @@ pub fn resolve_outcome(o: engine::ResolveOutcome) -> Result<wire::ResolveOutcome
 
 pub fn resolve_details(d: &engine::ResolveDetails) -> wire::ResolveDetails {
     wire::ResolveDetails {
-        action: resolve_choice(d.action),
+        action: decision_choice(d),
         reason: d.reason.clone(),
         source_tool_name: d.source_tool_name.clone(),
         label: d.label.clone(),
         action_id: d.action_id.clone(),
+        review: d.review.as_deref().map(review),
     }
 }
 
@@ -383,7 +442,7 @@ pub fn agent_event(e: resolve_agent::AgentEvent) -> wire::AgentEvent {
                 is_error,
                 text: tool_result_view(&text),
                 pushed_action_ids,
-                resolved: resolved.map(|(d, by)| resolved_info(d, by)),
+                resolved: resolved.map(|r| resolved_info(r.0, r.1)),
             }
         }
         A::Error { code, message } => wire::AgentEvent::Error { code: agent_error_code(&code), message },

@@ -87,7 +87,8 @@ pub enum AgentEvent {
         /// For a `resolve` that decided: what was decided, and who decided it (the person, when
         /// the agent waited under the `human` policy). Not printed.
         #[serde(skip)]
-        resolved: Option<(resolve_engine::ResolveDetails, resolve_engine::Actor)>,
+        /// Boxed: the details are large and most events have none.
+        resolved: Option<Box<(resolve_engine::ResolveDetails, resolve_engine::Actor)>>,
     },
     /// The turn failed; `code` is stable (e.g. `unauthorized`, `model_not_found`,
     /// `connection_refused`, `idle_timeout`, `malformed_response`, `max_steps`).

@@ -488,7 +488,7 @@ impl AgentLoop {
             }
         };
         let resolved = match record.decided_by {
-            Some(by) if !record.result.is_error => ResolveDetails::of_result(&record.result).map(|d| (d, by)),
+            Some(by) if !record.result.is_error => ResolveDetails::of_result(&record.result).map(|d| Box::new((d, by))),
             _ => None,
         };
         let result = record.result;

@@ -32,6 +32,7 @@ impl Desk {
                 reason: reason.to_string(),
                 expected_id: Some(top),
                 leave_out: None,
+                review: None,
             };
             match session.resolve(Actor::Person, resolve).await {
                 ResolveOutcome::Decided { text, .. } => discarded.push(text),

@@ -25,6 +25,9 @@
 //! - [`limits`] — `PendingLimits`: how many actions, and how many bytes of change sets, a
 //!   stack may hold (`RESOLVE_DESK_MAX_PENDING`, `RESOLVE_DESK_MAX_PENDING_MIB`)
 //! - [`resolve`] — the hidden built-in `resolve` tool and its rendering rules
+//! - [`review`] — `Review`, `Comment`: the person's line comments on a pending action (kept
+//!   with it until the decision) and the verdict they go with (apply, partial apply, Request
+//!   changes), rendered into the `resolve` result in file order
 //! - [`custom`] — `CustomToolApi`, `CustomToolPendingAction`, tool factories
 //! - [`workspace`] — the workspace root and the path checks every file access goes through
 //! - [`changeset`] — `ChangeSet` — hash-pinned, atomic, all-or-nothing file changes
@@ -51,6 +54,7 @@ pub mod params;
 pub mod pending;
 pub mod registry;
 pub mod resolve;
+pub mod review;
 pub mod session;
 pub mod staleness;
 pub mod stored;
@@ -75,6 +79,7 @@ pub use pending::{
 };
 pub use registry::{RegistryError, ToolRegistry, ToolSpec};
 pub use resolve::{label_parts, render_resolve_header, ResolveAction, ResolveDetails, RESOLVE_TOOL_NAME};
+pub use review::{Comment, CommentDraft, CommentError, Review, ReviewRequest, Side};
 pub use session::{
     Actor, CallRecord, HistoryEntry, Observer, Resolve, ResolveOutcome, ResolvePolicy, Session, ToolCall, ToolChoice,
     TranscriptEntry, PREVIEW_REMINDER, SET_POLICY_TOOL_NAME,

@@ -19,6 +19,7 @@ use tokio::sync::broadcast;
 
 use crate::changeset::{ChangeCounts, ChangeSet};
 use crate::limits::PendingLimits;
+use crate::review::{Comment, CommentError};
 use crate::tool::{ToolError, ToolResult};
 use crate::vocab::{ResolveAction, ToolCall};
 
@@ -210,6 +211,8 @@ pub struct ActionInfo {
     pub counts: ChangeCounts,
     /// The hidden and look-alike characters it writes ([`PendingAction::hidden`]).
     pub hidden: crate::hidden::ActionFindings,
+    /// The person's comments so far (drafts until the decision), in file order.
+    pub comments: Vec<Comment>,
 }
 
 /// What changed in the store.
@@ -235,6 +238,10 @@ pub enum StoreChange {
     ProposalChanged {
         id: ActionId,
     },
+    /// A comment on it was added, edited or deleted.
+    CommentsChanged {
+        id: ActionId,
+    },
     Cleared {
         count: usize,
     },
@@ -258,12 +265,24 @@ struct Entry {
     proposal: Option<Proposal>,
     /// What its change set holds ([`ChangeSet::held_bytes`]; 0 without one).
     bytes: u64,
+    /// The person's comments (drafts until the decision), in file order.
+    comments: Vec<Comment>,
+    /// The number of the next comment id (`c<n>`); ids are never reused.
+    next_comment: u64,
 }
 
 impl Entry {
     fn new(action: Arc<PendingAction>, status: ActionStatus) -> Entry {
         let bytes = action.change_set.as_ref().map_or(0, |cs| cs.held_bytes());
-        Entry { action, status, proposal: None, bytes }
+        Entry { action, status, proposal: None, bytes, comments: Vec::new(), next_comment: 1 }
+    }
+
+    /// Puts back comments kept from an earlier session; new ids continue after theirs.
+    fn with_comments(mut self, comments: Vec<Comment>) -> Entry {
+        let highest = comments.iter().filter_map(|c| c.id.strip_prefix('c')?.parse::<u64>().ok()).max();
+        self.next_comment = highest.map_or(1, |n| n.saturating_add(1));
+        self.comments = comments;
+        self
     }
 }
 
@@ -472,6 +491,37 @@ impl PendingActionStore {
     /// to `persist`, called in store order while the store is locked (so it must only queue,
     /// never wait). `clear` and dropping the store are not removals: stored actions stay
     /// stored. Restored actions are not saved again.
+    /// The comments kept with action `id`, in file order (empty when it has none or is gone).
+    pub fn comments(&self, id: &str) -> Vec<Comment> {
+        self.lock().stack.iter().find(|e| e.action.id == id).map(|e| e.comments.clone()).unwrap_or_default()
+    }
+
+    /// Changes the comments of action `id` with `change` (given the list and the next free id,
+    /// it edits the list in place and returns what to answer). On success the list is put in
+    /// file order, kept (persistence hook) and announced (`CommentsChanged`); on error nothing
+    /// changes.
+    pub(crate) fn change_comments<T>(
+        &self,
+        id: &str,
+        change: impl FnOnce(&mut Vec<Comment>, &mut u64) -> Result<T, CommentError>,
+    ) -> Result<T, CommentError> {
+        let mut inner = self.lock();
+        let Some(entry) = inner.stack.iter_mut().find(|e| e.action.id == id) else {
+            return Err(CommentError::NoAction { id: id.to_string() });
+        };
+        let mut comments = entry.comments.clone();
+        let mut next = entry.next_comment;
+        let out = change(&mut comments, &mut next)?;
+        crate::review::sort_in_file_order(&mut comments, entry.action.change_set.as_deref());
+        entry.comments = comments.clone();
+        entry.next_comment = next;
+        if let Some(persist) = &inner.persist {
+            persist(crate::stored::Persist::Comments { id: id.to_string(), comments });
+        }
+        self.publish(&mut inner, StoreChange::CommentsChanged { id: id.to_string() });
+        Ok(out)
+    }
+
     pub fn set_persistence(&self, persist: crate::stored::PersistFn) {
         self.lock().persist = Some(persist);
     }
@@ -481,12 +531,12 @@ impl PendingActionStore {
     /// replaced; later pushes never reuse a restored id. Publishes one `Restored` event.
     pub(crate) fn restore_entries(
         &self,
-        actions: Vec<(PendingAction, ActionStatus)>,
+        actions: Vec<(PendingAction, ActionStatus, Vec<Comment>)>,
     ) -> Vec<Result<ActionId, ActionId>> {
         let mut inner = self.lock();
         let mut out = Vec::with_capacity(actions.len());
         let mut entries = Vec::new();
-        for (action, status) in actions {
+        for (action, status, comments) in actions {
             let id = action.id.clone();
             let taken = inner.stack.iter().chain(entries.iter()).any(|e: &Entry| e.action.id == id);
             if taken {
@@ -497,7 +547,7 @@ impl PendingActionStore {
                 inner.next_id = inner.next_id.max(n.saturating_add(1));
             }
             // Never refused by the limits: these were pending already.
-            entries.push(Entry::new(Arc::new(action), status));
+            entries.push(Entry::new(Arc::new(action), status).with_comments(comments));
             out.push(Ok(id));
         }
         let ids: Vec<ActionId> = entries.iter().map(|e| e.action.id.clone()).collect();
@@ -586,6 +636,7 @@ fn info(entry: &Entry) -> ActionInfo {
         kind: a.kind(),
         counts: a.counts(),
         hidden: a.hidden(),
+        comments: entry.comments.clone(),
     }
 }
 

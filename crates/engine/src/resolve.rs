@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 
 use crate::changeset::{ChangeSet, LeaveOut, PartialApply};
 use crate::pending::{ActionKind, ActionStatus, PendingAction, PendingActionStore};
+use crate::review::{CommentDraft, Review, ReviewRequest, Side};
 use crate::session::Actor;
 use crate::tool::{Content, ErrorCode, Tool, ToolContext, ToolError, ToolResult};
 use crate::waits::{Relayed, Waits};
@@ -36,6 +37,18 @@ pub struct ResolveDetails {
     /// Boxed: most results have none, and the details travel in events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial: Option<Box<PartialApply>>,
+    /// The review that went with the decision (the person's comments, in file order, and
+    /// whether changes were requested); `None` when there was none.
+    /// Boxed, like `partial`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<Box<Review>>,
+}
+
+impl ResolveDetails {
+    /// "Request changes": a discard that carries a review asking the agent to propose again.
+    pub fn requests_changes(&self) -> bool {
+        self.action == ResolveAction::Discard && self.review.as_ref().is_some_and(|r| r.request_changes)
+    }
 }
 
 impl ResolveDetails {
@@ -55,10 +68,13 @@ pub(crate) struct ResolveParams {
     pub expected_id: Option<String>,
     /// What to leave out of an apply (a partial apply); `None` when nothing is left out.
     pub leave_out: Option<LeaveOut>,
+    /// Comments to send with the decision (besides those kept with the action), and whether
+    /// changes are requested (a discard only).
+    pub review: Option<ReviewRequest>,
 }
 
 /// The keys `resolve` takes.
-const RESOLVE_KEYS: [&str; 4] = ["action", "reason", "expected_id", "leave_out"];
+const RESOLVE_KEYS: [&str; 5] = ["action", "reason", "expected_id", "leave_out", "review"];
 
 /// The message for a missing or blank reason.
 pub(crate) const BLANK_REASON: &str = "`reason` must be a non-empty string: say why you apply or discard this action.";
@@ -110,7 +126,16 @@ impl ResolveParams {
                 "`leave_out` is only for \"apply\": a discard drops the whole action. Remove `leave_out`, or apply with it.".into(),
             ));
         }
-        Ok(Self { action, reason, expected_id, leave_out })
+        let review = match obj.get("review") {
+            None | Some(Value::Null) => None,
+            Some(value) => Some(parse_review(value)?),
+        };
+        if review.as_ref().is_some_and(|r| r.request_changes) && action == ResolveAction::Apply {
+            return Err(invalid(
+                "`review.request_changes` goes with \"discard\" (Request changes discards the action so that a new preview answers the review). To apply with comments, leave `request_changes` out.".into(),
+            ));
+        }
+        Ok(Self { action, reason, expected_id, leave_out, review })
     }
 
     /// `Err(IdMismatch)` when `expected_id` was given and the top action has another id.
@@ -191,6 +216,119 @@ fn parse_leave_out(value: &Value) -> Result<LeaveOut, ToolError> {
     Ok(leave_out)
 }
 
+/// Reads `review`: `{"request_changes": true, "comments": [{"path": "a.ts", "side": "new",
+/// "start_line": 3, "end_line": 4, "text": "…"}]}` (or `"replacement_id": 2` instead of lines).
+fn parse_review(value: &Value) -> Result<ReviewRequest, ToolError> {
+    let invalid = |message: String| ToolError::InvalidParams(message);
+    const SHAPE: &str =
+        "{\"request_changes\": true, \"comments\": [{\"path\": \"src/a.ts\", \"start_line\": 3, \"text\": \"…\"}]}";
+    let Value::Object(obj) = value else {
+        return Err(invalid(format!("`review` must be an object like {SHAPE}, got {}.", crate::params::quote(value))));
+    };
+    crate::params::check_known_keys(RESOLVE_TOOL_NAME, "review", obj, &["request_changes", "comments"])?;
+    let request_changes = match obj.get("request_changes") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(invalid(format!(
+                "`review.request_changes` must be true or false, got {}.",
+                crate::params::quote(other)
+            )))
+        }
+    };
+    let items = match obj.get("comments") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items.clone(),
+        Some(other) => {
+            return Err(invalid(format!(
+                "`review.comments` must be a list of comments like {SHAPE}, got {}.",
+                crate::params::quote(other)
+            )))
+        }
+    };
+    const COMMENT_KEYS: [&str; 6] = ["path", "side", "start_line", "end_line", "text", "replacement_id"];
+    let mut comments = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("review.comments[{i}]");
+        let Value::Object(c) = item else {
+            return Err(invalid(format!("`{at}` must be an object like {SHAPE}, got {}.", crate::params::quote(item))));
+        };
+        crate::params::check_known_keys(RESOLVE_TOOL_NAME, &at, c, &COMMENT_KEYS)?;
+        let string = |key: &str| match c.get(key) {
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+            other => Err(invalid(format!(
+                "`{at}.{key}` must be a non-empty string, got {}.",
+                other.map_or("nothing".to_string(), crate::params::quote)
+            ))),
+        };
+        let line = |key: &str| match c.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => match v.as_u64().filter(|&n| n >= 1 && n <= u32::MAX as u64) {
+                Some(n) => Ok(Some(n as u32)),
+                None => Err(invalid(format!(
+                    "`{at}.{key}` must be a line number (a whole number from 1), got {}.",
+                    crate::params::quote(v)
+                ))),
+            },
+        };
+        let side = match c.get("side") {
+            None | Some(Value::Null) => Side::New,
+            Some(Value::String(s)) if s == "new" => Side::New,
+            Some(Value::String(s)) if s == "old" => Side::Old,
+            Some(other) => {
+                return Err(invalid(format!(
+                    "`{at}.side` must be \"new\" (the proposed text) or \"old\" (the text before), got {}.",
+                    crate::params::quote(other)
+                )))
+            }
+        };
+        let replacement_id = line("replacement_id")?;
+        let start_line = line("start_line")?;
+        if start_line.is_none() && replacement_id.is_none() {
+            return Err(invalid(format!(
+                "`{at}` needs `start_line` (1-based), or `replacement_id` for an ast_edit replacement."
+            )));
+        }
+        comments.push(CommentDraft {
+            path: string("path")?,
+            side,
+            start_line: start_line.unwrap_or(0),
+            end_line: line("end_line")?,
+            text: string("text")?,
+            replacement_id,
+        });
+    }
+    Ok(ReviewRequest { request_changes, comments })
+}
+
+/// The review that goes with deciding `top`: the comments kept with it, then those the call
+/// gives (anchored on its change set), in file order; `None` when there is nothing to say.
+fn review_of(
+    store: &PendingActionStore,
+    top: &PendingAction,
+    request: Option<&ReviewRequest>,
+) -> Result<Option<Review>, ToolError> {
+    let mut comments = store.comments(&top.id);
+    if let Some(request) = request {
+        if !request.comments.is_empty() {
+            let cs = top.change_set.as_deref().ok_or_else(|| {
+                ToolError::InvalidParams(format!(
+                    "\"{}\" has no file list to comment on: leave `review.comments` out and say it in the reason.",
+                    top.label
+                ))
+            })?;
+            for (i, draft) in request.comments.iter().enumerate() {
+                let comment = crate::review::anchor(cs, draft, format!("r{}", i + 1))
+                    .map_err(|e| ToolError::InvalidParams(format!("`review.comments[{i}]`: {e}")))?;
+                comments.push(comment);
+            }
+        }
+    }
+    crate::review::sort_in_file_order(&mut comments, top.change_set.as_deref());
+    let review = Review { request_changes: request.is_some_and(|r| r.request_changes), comments };
+    Ok((!review.is_empty()).then_some(review))
+}
+
 /// The part of `top` that `leave_out` keeps, or why it cannot be left out of.
 fn select_part(top: &PendingAction, leave_out: &LeaveOut) -> Result<(Arc<ChangeSet>, PartialApply), ToolError> {
     let cs = match (top.kind(), &top.change_set) {
@@ -243,7 +381,20 @@ pub(crate) fn relayed_result(result: &ToolResult, actor: Option<Actor>) -> ToolR
         Some(Actor::Person) | None => "the person",
     };
     let mut result = result.clone();
-    result.content.push(Content::Text { text: format!("Decided by {who}: {verb}. Reason: {reason}") });
+    let line = Content::Text { text: format!("Decided by {who}: {verb}. Reason: {reason}") };
+    // The review, when there is one, stays last: decision, who decided and why, then comments.
+    let has_review = ResolveDetails::of_result(&result).is_some_and(|d| d.review.is_some());
+    if has_review && !result.content.is_empty() {
+        let at = result.content.len() - 1;
+        // The review's own `Reason:` line (an apply's) is said by this line now.
+        let Content::Text { text } = &mut result.content[at];
+        if let Some(rest) = text.split_once('\n').filter(|(first, _)| first.starts_with("Reason: ")).map(|(_, r)| r) {
+            *text = rest.to_string();
+        }
+        result.content.insert(at, line);
+    } else {
+        result.content.push(line);
+    }
     if let Some(Value::Object(details)) = result.details.as_mut() {
         let by = match actor {
             Some(Actor::Script) => "script",
@@ -299,7 +450,9 @@ impl Tool for ResolveTool {
         "Apply or discard the most recent pending preview (the top of the pending-action stack). \
          `action`: \"apply\" makes the previewed change persistent, \"discard\" drops it. \
          `reason`: why, in a sentence (required). Optional `leave_out` (apply only): \
-         `{\"files\": [paths], \"replacements\": {path: [ids]}}` applies the rest and discards what it names."
+         `{\"files\": [paths], \"replacements\": {path: [ids]}}` applies the rest and discards what it names. \
+         Optional `review`: `{\"request_changes\": true, \"comments\": [{\"path\", \"start_line\", \"text\"}]}` \
+         (request_changes with \"discard\" only) sends line comments with the decision."
     }
     fn parameters(&self) -> Value {
         json!({
@@ -314,6 +467,30 @@ impl Tool for ResolveTool {
                     "properties": {
                         "files": {"type": "array", "items": {"type": "string"}, "description": "workspace-relative paths from the action's file list"},
                         "replacements": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}}, "description": "ast_edit only: file path -> ids of single replacements to leave out"}
+                    },
+                    "additionalProperties": false
+                },
+                "review": {
+                    "type": "object",
+                    "description": "optional: line comments sent with the decision; request_changes (discard only) asks for a new preview",
+                    "properties": {
+                        "request_changes": {"type": "boolean"},
+                        "comments": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "path": {"type": "string"},
+                                    "side": {"type": "string", "enum": ["new", "old"]},
+                                    "start_line": {"type": "integer", "minimum": 1},
+                                    "end_line": {"type": "integer", "minimum": 1},
+                                    "text": {"type": "string", "minLength": 1},
+                                    "replacement_id": {"type": "integer", "minimum": 1}
+                                },
+                                "required": ["path", "text"],
+                                "additionalProperties": false
+                            }
+                        }
                     },
                     "additionalProperties": false
                 }
@@ -343,6 +520,7 @@ impl Tool for ResolveTool {
             label: top.label.clone(),
             action_id: top.id.clone(),
             partial: None,
+            review: review_of(&self.store, &top, params.review.as_ref())?.map(Box::new),
         };
         let mut details = details;
         match params.action {
@@ -385,6 +563,9 @@ impl Tool for ResolveTool {
                         let mut result = result;
                         if !result.has_text() {
                             result.content = vec![Content::Text { text: format!("Applied: {}.", top.label) }];
+                        }
+                        if let Some(review) = &details.review {
+                            result.content.push(Content::Text { text: review.render(Some(&reason)) });
                         }
                         result.details = Some(details_json);
                         // The undo data covers exactly what was written.
@@ -444,7 +625,10 @@ impl Tool for ResolveTool {
                         Err(_) => format!("{default_text} (its cleanup panicked)"),
                     },
                 };
-                let result = ToolResult::text(text).with_details(details_json);
+                let mut result = ToolResult::text(text).with_details(details_json);
+                if let Some(review) = &details.review {
+                    result.content.push(Content::Text { text: review.render(None) });
+                }
                 self.decided(&ctx, &top.id, &result);
                 Ok(result)
             }
@@ -519,6 +703,7 @@ mod tests {
             label: label.into(),
             action_id: "a1".into(),
             partial: None,
+            review: None,
         }
     }
 

@@ -147,6 +147,9 @@ pub struct Resolve {
     pub expected_id: Option<String>,
     /// What to leave out of an apply (a partial apply; `None` or empty: the whole action).
     pub leave_out: Option<crate::changeset::LeaveOut>,
+    /// Comments to send besides those kept with the action, and Request changes (with
+    /// `Discard`); `None`: the kept comments only.
+    pub review: Option<crate::review::ReviewRequest>,
 }
 
 /// What [`Session::resolve`] did.
@@ -400,6 +403,9 @@ impl Session {
         }
         if let Some(leave_out) = resolve.leave_out.as_ref().filter(|l| !l.is_empty()) {
             params["leave_out"] = json!(leave_out);
+        }
+        if let Some(review) = &resolve.review {
+            params["review"] = json!(review);
         }
         let record = self.call_traced(actor, ToolContext::new(self.new_call_id()), RESOLVE_TOOL_NAME, params).await;
         let text = record.result.text_content();

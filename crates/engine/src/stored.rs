@@ -58,6 +58,8 @@ pub struct StoredAction {
     pub origin: Option<ToolCall>,
     pub pushed_by: Option<String>,
     pub body: StoredBody,
+    /// The person's comments on it so far (drafts until the decision), in file order.
+    pub comments: Vec<crate::review::Comment>,
 }
 
 /// What a stored action does when applied.
@@ -131,6 +133,8 @@ pub enum Persist {
     Save(StoredAction),
     /// Left the stack by a decision (apply or discard) or `pop`: forget it.
     Remove { id: ActionId },
+    /// Its comments changed: keep this list (in file order) instead of the one kept.
+    Comments { id: ActionId, comments: Vec<crate::review::Comment> },
 }
 
 /// The store's persistence hook (see [`crate::PendingActionStore::set_persistence`]).
@@ -163,6 +167,7 @@ impl PendingAction {
             origin: self.origin.clone(),
             pushed_by: self.pushed_by.clone(),
             body,
+            comments: Vec::new(),
         }
     }
 }
@@ -201,8 +206,15 @@ impl Session {
     /// `orphaned`. Nothing is applied, and nothing is saved again through the persistence
     /// hook (the actions are stored already).
     pub fn restore(&self, actions: Vec<StoredAction>) -> RestoreReport {
-        let rebuilt: Vec<(PendingAction, ActionStatus)> = actions.into_iter().map(|a| self.rebuild(a)).collect();
-        let statuses: Vec<ActionStatus> = rebuilt.iter().map(|(_, s)| s.clone()).collect();
+        let rebuilt: Vec<(PendingAction, ActionStatus, Vec<crate::review::Comment>)> = actions
+            .into_iter()
+            .map(|mut a| {
+                let comments = std::mem::take(&mut a.comments);
+                let (action, status) = self.rebuild(a);
+                (action, status, comments)
+            })
+            .collect();
+        let statuses: Vec<ActionStatus> = rebuilt.iter().map(|(_, s, _)| s.clone()).collect();
         let mut report = RestoreReport::default();
         for (outcome, status) in self.store().restore_entries(rebuilt).into_iter().zip(statuses) {
             match outcome {
@@ -217,7 +229,8 @@ impl Session {
     }
 
     fn rebuild(&self, stored: StoredAction) -> (PendingAction, ActionStatus) {
-        let StoredAction { id, label, source_tool_name, details, created_at, origin, pushed_by, body } = stored;
+        let StoredAction { id, label, source_tool_name, details, created_at, origin, pushed_by, body, comments: _ } =
+            stored;
         let orphan = |label: String, details: Option<Value>| {
             let refusal = orphaned_apply_refusal(&id, &label, ORPHANED_MESSAGE);
             let action = PendingAction {

@@ -431,6 +431,7 @@ impl Session {
             label: undo.label.clone(),
             action_id,
             partial: None,
+            review: None,
         };
         let mut text = format!(
             "{done}: {}. {} back as {} before.",

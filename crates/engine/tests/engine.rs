@@ -675,7 +675,13 @@ async fn typed_resolve_decides_refuses_and_fails_through_the_one_door() {
     let refused = s
         .resolve(
             Actor::Person,
-            Resolve { choice: ResolveAction::Apply, reason: "go".into(), expected_id: None, leave_out: None },
+            Resolve {
+                choice: ResolveAction::Apply,
+                reason: "go".into(),
+                expected_id: None,
+                leave_out: None,
+                review: None,
+            },
         )
         .await;
     assert_eq!(
@@ -699,6 +705,7 @@ async fn typed_resolve_decides_refuses_and_fails_through_the_one_door() {
                 reason: "r".into(),
                 expected_id: Some("nope".into()),
                 leave_out: None,
+                review: None,
             },
         )
         .await;
@@ -711,6 +718,7 @@ async fn typed_resolve_decides_refuses_and_fails_through_the_one_door() {
                 reason: " no ".into(),
                 expected_id: Some(id.clone()),
                 leave_out: None,
+                review: None,
             },
         )
         .await;
@@ -725,7 +733,13 @@ async fn typed_resolve_decides_refuses_and_fails_through_the_one_door() {
     let failed = s
         .resolve(
             Actor::Script,
-            Resolve { choice: ResolveAction::Apply, reason: "try".into(), expected_id: None, leave_out: None },
+            Resolve {
+                choice: ResolveAction::Apply,
+                reason: "try".into(),
+                expected_id: None,
+                leave_out: None,
+                review: None,
+            },
         )
         .await;
     let ResolveOutcome::ApplyFailed { details, status, .. } = failed else { panic!("{failed:?}") };
@@ -760,7 +774,13 @@ async fn call_records_name_the_actions_pushed_and_who_decided() {
     let person = s
         .resolve(
             Actor::Person,
-            Resolve { choice: ResolveAction::Apply, reason: "fine".into(), expected_id: Some(id), leave_out: None },
+            Resolve {
+                choice: ResolveAction::Apply,
+                reason: "fine".into(),
+                expected_id: Some(id),
+                leave_out: None,
+                review: None,
+            },
         )
         .await;
     assert!(matches!(person, ResolveOutcome::Decided { decided_by: Actor::Person, .. }), "{person:?}");
@@ -815,7 +835,13 @@ async fn resolve_passes_the_reason_byte_for_byte() {
         let outcome = s
             .resolve(
                 Actor::Person,
-                Resolve { choice: ResolveAction::Discard, reason: reason.into(), expected_id: None, leave_out: None },
+                Resolve {
+                    choice: ResolveAction::Discard,
+                    reason: reason.into(),
+                    expected_id: None,
+                    leave_out: None,
+                    review: None,
+                },
             )
             .await;
         match outcome {
@@ -862,7 +888,7 @@ async fn unknown_key_of_resolve_is_refused_naming_it_and_listing_known_keys() {
     let r = s.call(Actor::Agent, "resolve", json!({"action": "apply", "reasons": "ok"})).await;
     assert_eq!(
         r.text_content(),
-        "Unknown parameter `reasons` for `resolve`: known parameters are `action`, `reason`, `expected_id`, `leave_out`. Did you mean `reason`?"
+        "Unknown parameter `reasons` for `resolve`: known parameters are `action`, `reason`, `expected_id`, `leave_out`, `review`. Did you mean `reason`?"
     );
     assert_eq!(r.error_code.as_deref(), Some("invalid_params"));
     assert_eq!(s.store().len(), 1);

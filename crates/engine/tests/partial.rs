@@ -242,6 +242,7 @@ async fn the_typed_resolve_carries_the_selection() {
                 reason: "ok".into(),
                 expected_id: Some(id),
                 leave_out: Some(leave_out),
+                review: None,
             },
         )
         .await;

@@ -60,7 +60,7 @@ fn saved(seen: &Mutex<Vec<Persist>>) -> Vec<StoredAction> {
         .iter()
         .filter_map(|p| match p {
             Persist::Save(a) => Some(a.clone()),
-            Persist::Remove { .. } => None,
+            Persist::Remove { .. } | Persist::Comments { .. } => None,
         })
         .collect()
 }
@@ -199,6 +199,7 @@ async fn the_persistence_hook_sees_pushes_and_decisions_but_not_clear() {
         .map(|p| match p {
             Persist::Save(a) => format!("save {}", a.id),
             Persist::Remove { id } => format!("remove {id}"),
+            Persist::Comments { id, .. } => format!("comments {id}"),
         })
         .collect();
     assert_eq!(

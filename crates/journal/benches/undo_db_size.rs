@@ -63,6 +63,7 @@ fn main() {
                 text: "Applied 3 replacements in 3 files.".into(),
                 client: None,
                 partial: None,
+                review: None,
             })
             .unwrap();
         journal

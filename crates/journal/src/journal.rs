@@ -72,8 +72,8 @@ impl Journal {
     pub fn record(&self, d: &Decision) -> Result<(), JournalError> {
         let conn = self.lock();
         conn.execute(
-            "INSERT INTO decisions (workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text, client, partial)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            "INSERT INTO decisions (workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text, client, partial, review)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 d.workspace,
                 d.at_ms,
@@ -86,7 +86,8 @@ impl Journal {
                 d.is_error,
                 d.text,
                 d.client,
-                d.partial.as_ref().and_then(|p| serde_json::to_string(p).ok())
+                d.partial.as_ref().and_then(|p| serde_json::to_string(p).ok()),
+                d.review.as_ref().and_then(|r| serde_json::to_string(r).ok())
             ],
         )?;
         Ok(())

@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use resolve_engine::{
-    render_resolve_header, Actor, HistoryEntry, PartialApply, Recovery, ResolveAction, ResolveDetails,
+    render_resolve_header, Actor, HistoryEntry, PartialApply, Recovery, ResolveAction, ResolveDetails, Review,
 };
 
 use crate::JournalError;
@@ -29,6 +29,8 @@ pub struct Decision {
     pub client: Option<String>,
     /// A partial apply: what was applied and left out (`None` for any other decision).
     pub partial: Option<PartialApply>,
+    /// The review that went with the decision (comments, Request changes); `None` without one.
+    pub review: Option<Review>,
 }
 
 impl Decision {
@@ -47,6 +49,7 @@ impl Decision {
             text: h.text.clone(),
             client: h.client.clone(),
             partial: h.details.partial.as_deref().cloned(),
+            review: h.details.review.as_deref().cloned(),
         }
     }
 
@@ -69,6 +72,7 @@ impl Decision {
             text: recovery.message(),
             client: c.and_then(|c| c.client.clone()),
             partial: None,
+            review: None,
         }
     }
 
@@ -81,6 +85,7 @@ impl Decision {
             label: self.label.clone(),
             action_id: self.action_id.clone(),
             partial: self.partial.clone().map(Box::new),
+            review: self.review.clone().map(Box::new),
         };
         HistoryEntry {
             header: render_resolve_header(&details, self.is_error, &self.text),
@@ -180,7 +185,7 @@ fn parse_action(s: &str) -> Option<ResolveAction> {
 
 /// The columns [`decision_row`] reads, in its order.
 pub(crate) const DECISION_COLUMNS: &str =
-    "workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text, client, partial";
+    "workspace, at_ms, actor, action, action_id, label, source_tool_name, reason, is_error, text, client, partial, review";
 
 /// A row of [`DECISION_COLUMNS`]: the actor and action as stored, and the rest.
 pub(crate) fn decision_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, String, Decision)> {
@@ -201,6 +206,8 @@ pub(crate) fn decision_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, S
             client: r.get(10)?,
             // A row this build cannot read back as a partial apply shows as a full one.
             partial: r.get::<_, Option<String>>(11)?.and_then(|json| serde_json::from_str(&json).ok()),
+            // Likewise a review this build cannot read: the result text still says it.
+            review: r.get::<_, Option<String>>(12)?.and_then(|json| serde_json::from_str(&json).ok()),
         },
     ))
 }

@@ -65,6 +65,15 @@ fn to_json<T: serde::Serialize>(v: &T) -> Option<String> {
     serde_json::to_string(v).ok()
 }
 
+/// A pending action's comments as stored: `NULL` when there are none.
+fn comments_json(comments: &[resolve_engine::Comment]) -> Option<String> {
+    if comments.is_empty() {
+        None
+    } else {
+        to_json(&comments)
+    }
+}
+
 fn entry_kind_name(k: EntryKind) -> &'static str {
     match k {
         EntryKind::File => "file",
@@ -87,8 +96,8 @@ impl Journal {
         };
         let inserted = tx.execute(
             "INSERT INTO pending_actions (workspace, action_id, label, source_tool_name, details, created_at_ms,
-                 origin, pushed_by, body, applied_text, discard_text, renames)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                 origin, pushed_by, body, applied_text, discard_text, renames, comments)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
              ON CONFLICT (workspace, action_id) DO NOTHING",
             params![
                 workspace,
@@ -103,6 +112,7 @@ impl Journal {
                 applied_text,
                 discard_text,
                 renames,
+                comments_json(&action.comments),
             ],
         )?;
         if inserted == 1 {
@@ -159,6 +169,23 @@ impl Journal {
         Ok(())
     }
 
+    /// Keeps `comments` (the whole list, in file order) as the comments of the pending action
+    /// `action_id` of `workspace`. An action that is not kept (decided meanwhile) is not an
+    /// error: there is nothing to comment on any more.
+    pub fn save_comments(
+        &self,
+        workspace: &str,
+        action_id: &str,
+        comments: &[resolve_engine::Comment],
+    ) -> Result<(), JournalError> {
+        let conn = self.lock();
+        conn.execute(
+            "UPDATE pending_actions SET comments = ?3 WHERE workspace = ?1 AND action_id = ?2",
+            params![workspace, action_id, comments_json(comments)],
+        )?;
+        Ok(())
+    }
+
     /// Forgets the pending action `action_id` of `workspace` (decided or popped). Forgetting
     /// one that is not kept is not an error.
     pub fn remove_pending(&self, workspace: &str, action_id: &str) -> Result<(), JournalError> {
@@ -185,7 +212,7 @@ impl Journal {
         let conn = self.lock();
         let mut stmt = conn.prepare(
             "SELECT seq, action_id, label, source_tool_name, details, created_at_ms, origin, pushed_by, body,
-                    applied_text, discard_text, renames
+                    applied_text, discard_text, renames, comments
              FROM pending_actions WHERE workspace = ?1 ORDER BY seq",
         )?;
         type Row = (
@@ -198,6 +225,7 @@ impl Journal {
             Option<String>,
             Option<String>,
             String,
+            Option<String>,
             Option<String>,
             Option<String>,
             Option<String>,
@@ -217,11 +245,27 @@ impl Journal {
                     r.get(9)?,
                     r.get(10)?,
                     r.get(11)?,
+                    r.get(12)?,
                 ))
             })?
             .collect::<Result<_, _>>()?;
         let mut out = Vec::with_capacity(rows.len());
-        for (seq, id, label, source, details, created_ms, origin, pushed_by, body, applied, discard, renames) in rows {
+        for (
+            seq,
+            id,
+            label,
+            source,
+            details,
+            created_ms,
+            origin,
+            pushed_by,
+            body,
+            applied,
+            discard,
+            renames,
+            comments,
+        ) in rows
+        {
             let body = match (body.as_str(), applied) {
                 ("change_set", Some(applied_text)) => match read_changes(&conn, seq) {
                     Some(changes) => {
@@ -253,6 +297,8 @@ impl Journal {
                 origin: origin.and_then(|o| serde_json::from_str(&o).ok()),
                 pushed_by,
                 body,
+                // Comments this build cannot read back are dropped, never the action.
+                comments: comments.and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default(),
             });
         }
         Ok(out)
@@ -454,6 +500,7 @@ mod tests {
                     r
                 })],
             },
+            comments: Vec::new(),
         }
     }
 
@@ -467,6 +514,7 @@ mod tests {
             origin: None,
             pushed_by: None,
             body: StoredBody::Orphaned,
+            comments: Vec::new(),
         }
     }
 
@@ -595,6 +643,59 @@ mod tests {
         let ids: Vec<String> = journal.pending("/w").unwrap().into_iter().map(|s| s.id).collect();
         assert_eq!(ids, vec!["pa-x-2", "pa-x-3"]);
         assert_eq!(journal.pushes("/w", 10).unwrap().len(), 3, "every push is recorded, removed or not");
+    }
+
+    fn comment(id: &str, line: u32, text: &str) -> resolve_engine::Comment {
+        resolve_engine::Comment {
+            id: id.into(),
+            path: "src/a.ts".into(),
+            side: resolve_engine::Side::New,
+            start_line: line,
+            end_line: line,
+            quote: "ONE".into(),
+            text: text.into(),
+            replacement_id: Some(1),
+        }
+    }
+
+    #[test]
+    fn comments_are_kept_with_their_pending_action_and_read_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite3");
+        {
+            let j = Journal::open(&path).unwrap();
+            j.save_pending("/w", &edit_and_rename("pa-x-1")).unwrap();
+            j.save_pending("/w", &orphan("pa-x-2")).unwrap();
+            j.save_comments("/w", "pa-x-1", &[comment("c1", 1, "first"), comment("c2", 1, "second")]).unwrap();
+            j.save_comments("/w", "pa-x-1", &[comment("c2", 1, "second, edited")]).unwrap();
+            j.save_comments("/w", "pa-x-9", &[comment("c1", 1, "no such action")]).unwrap();
+        }
+        let j = Journal::open(&path).unwrap();
+        let kept = j.pending("/w").unwrap();
+        assert_eq!(kept[0].comments, vec![comment("c2", 1, "second, edited")], "the last list is kept, whole");
+        assert!(kept[1].comments.is_empty());
+        assert_eq!(kept.len(), 2, "comments on an action that is not kept add nothing");
+        // Comments that cannot be read back are dropped, never the action.
+        j.lock().execute("UPDATE pending_actions SET comments = 'not json' WHERE action_id = 'pa-x-1'", []).unwrap();
+        let kept = j.pending("/w").unwrap();
+        assert_eq!(kept.len(), 2);
+        assert!(kept[0].comments.is_empty());
+        assert!(matches!(kept[0].body, StoredBody::ChangeSet { .. }), "the action itself is intact");
+    }
+
+    #[test]
+    fn the_writer_mirrors_comment_changes_after_the_push_they_follow() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Arc::new(Journal::open(&dir.path().join("j.sqlite3")).unwrap());
+        let writer = Arc::new(crate::Writer::spawn(journal.clone(), Box::new(|_, r| assert!(r.is_ok()))).unwrap());
+        let hook = writer.persistence("/w");
+        hook(Persist::Save(edit_and_rename("pa-x-1")));
+        hook(Persist::Comments { id: "pa-x-1".into(), comments: vec![comment("c1", 1, "kept")] });
+        writer.flush();
+        assert_eq!(journal.pending("/w").unwrap()[0].comments, vec![comment("c1", 1, "kept")]);
+        hook(Persist::Remove { id: "pa-x-1".into() });
+        writer.flush();
+        assert!(journal.pending("/w").unwrap().is_empty(), "decided: forgotten with its comments");
     }
 
     #[test]

@@ -217,6 +217,10 @@ pub struct ExportRow {
     pub result: String,
     pub action_id: String,
     pub earlier_session: bool,
+    /// "Request changes": a discard that asked the agent for a new preview.
+    pub changes_requested: bool,
+    /// The review's comments, one `path:line: "quote" — comment` line each, in file order.
+    pub comments: String,
 }
 
 impl ExportRow {
@@ -237,6 +241,10 @@ impl ExportRow {
             result: h.text.clone(),
             action_id: h.details.action_id.clone(),
             earlier_session: r.earlier_session,
+            changes_requested: h.details.requests_changes(),
+            comments: h.details.review.as_ref().map_or(String::new(), |r| {
+                r.comments.iter().map(resolve_engine::Comment::render).collect::<Vec<_>>().join("\n")
+            }),
         }
     }
 }
@@ -271,6 +279,7 @@ impl ExportRow {
             reason: neutralise_formula(self.reason),
             result: neutralise_formula(self.result),
             action_id: neutralise_formula(self.action_id),
+            comments: neutralise_formula(self.comments),
             ..self
         }
     }
@@ -304,6 +313,8 @@ pub fn export(rows: &[Recorded], format: ExportFormat) -> Result<Vec<u8>, Journa
                     "result",
                     "action_id",
                     "earlier_session",
+                    "changes_requested",
+                    "comments",
                 ])
                 .map_err(|e| JournalError::Export(e.to_string()))?;
             }
@@ -345,6 +356,7 @@ mod tests {
             text: format!("text {i}"),
             client: (i % 3 == 1).then(|| "claude-code".to_string()),
             partial: None,
+            review: None,
         }
     }
 

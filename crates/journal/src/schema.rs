@@ -106,6 +106,10 @@ pub const MIGRATIONS: &[&str] = &[
         decided_at_ms INTEGER NOT NULL,
         PRIMARY KEY (workspace, id)
     );",
+    // reviews (issue 27): the comments kept with a pending action (JSON list, in file order),
+    // and the review that went with a decision (JSON of `Review`), else NULL.
+    "ALTER TABLE pending_actions ADD COLUMN comments TEXT;
+    ALTER TABLE decisions ADD COLUMN review TEXT;",
 ];
 
 /// The schema version this build writes.

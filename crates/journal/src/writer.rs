@@ -22,6 +22,8 @@ enum Job {
     Pushed(String, Box<resolve_engine::StoredAction>),
     /// An action decided or popped in a workspace: no longer pending.
     Unpending(String, String),
+    /// The comments of a pending action changed (workspace, action id, the whole list).
+    Comments(String, String, Vec<resolve_engine::Comment>),
     Run(JournalJob),
 }
 
@@ -55,6 +57,9 @@ impl Job {
                             p.left_out_files.iter().map(|f| f.len() as u64 + 16).sum::<u64>()
                                 + 64 * p.left_out_replacements.len() as u64
                         })
+                        + d.review.as_ref().map_or(0, |r| {
+                            r.comments.iter().map(|c| (c.path.len() + c.quote.len() + c.text.len()) as u64 + 64).sum()
+                        })
                 }
                 Job::Pushed(workspace, a) => {
                     let changes = match &a.body {
@@ -72,6 +77,13 @@ impl Job {
                         + changes
                 }
                 Job::Unpending(workspace, id) => text(&[workspace, id]),
+                Job::Comments(workspace, id, comments) => {
+                    text(&[workspace, id])
+                        + comments
+                            .iter()
+                            .map(|c| (c.path.len() + c.quote.len() + c.text.len()) as u64 + 64)
+                            .sum::<u64>()
+                }
                 Job::Run(_) => RUN_JOB_WEIGHT,
             }
     }
@@ -134,6 +146,9 @@ impl Writer {
                         let recorded = saved.and_then(|_| j.record_push(&Push::of(&workspace, &action)));
                         report(j.path(), recorded.as_ref().map(|_| ()))
                     }
+                    Job::Comments(workspace, id, comments) => {
+                        report(j.path(), j.save_comments(&workspace, &id, &comments).as_ref().map(|_| ()))
+                    }
                     Job::Unpending(workspace, id) => {
                         report(j.path(), j.remove_pending(&workspace, &id).as_ref().map(|_| ()))
                     }
@@ -186,6 +201,7 @@ impl Writer {
             let job = match event {
                 resolve_engine::Persist::Save(action) => Job::Pushed(workspace.clone(), Box::new(action)),
                 resolve_engine::Persist::Remove { id } => Job::Unpending(workspace.clone(), id),
+                resolve_engine::Persist::Comments { id, comments } => Job::Comments(workspace.clone(), id, comments),
             };
             writer.send(job);
         })

@@ -35,6 +35,7 @@ fn big_action(id: &str, size: usize) -> StoredAction {
             discard_text: None,
             replacements: Vec::new(),
         },
+        comments: Vec::new(),
     }
 }
 

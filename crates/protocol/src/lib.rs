@@ -38,6 +38,7 @@
 //! - [`notice`] — banners from the backend (journal failures, recovered applies);
 //! - [`stale`] — live staleness: a stale file's diff since the preview;
 //! - [`partial`] — partial apply: what an Apply leaves out, an `ast_edit` file's replacements;
+//! - [`review`] — line comments on a pending action and the review sent with a decision;
 //! - [`typescript`] — the generated TypeScript text.
 
 pub mod agent;
@@ -49,6 +50,7 @@ pub mod notice;
 pub mod partial;
 pub mod queue;
 pub mod resolve;
+pub mod review;
 pub mod session;
 pub mod stale;
 pub mod tool;
@@ -69,6 +71,7 @@ pub use resolve::{
     ExportFormat, ExportOutcome, HistoryEntry, HistoryOutcome, HistoryPage, HistoryQuery, ResolveChoice,
     ResolveDetails, ResolveOutcome, UndoInfo, UndoState,
 };
+pub use review::{CommentDraft, CommentSide, Review, ReviewComment};
 pub use session::{Policy, SessionInfo};
 pub use stale::SincePreview;
 pub use tool::{ScriptStep, ToolInfo, ToolLog, ToolProgress, ToolRunOutcome};

@@ -6,6 +6,7 @@ use ts_rs::TS;
 
 use crate::hidden::HiddenChar;
 use crate::resolve::ResolveChoice;
+use crate::review::ReviewComment;
 
 /// Returned by `list_actions`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -71,6 +72,9 @@ pub struct ActionSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub hidden_warning: Option<String>,
+    /// The person's comments on it so far, in file order (sent with the decision).
+    #[serde(default)]
+    pub comments: Vec<ReviewComment>,
 }
 
 /// An agent's `resolve` call under the `human` policy: it proposes, the person decides.

@@ -5,6 +5,7 @@ use ts_rs::TS;
 
 use crate::agent::Actor;
 use crate::queue::{ActionStatus, Proposal};
+use crate::review::Review;
 
 /// The person's decision; the `action` argument of `resolve_action`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
@@ -12,6 +13,9 @@ use crate::queue::{ActionStatus, Proposal};
 pub enum ResolveChoice {
     Apply,
     Discard,
+    /// "Request changes": a discard whose result carries the review (the comments kept with
+    /// the action), so that the agent answers it with a new preview.
+    RequestChanges,
     /// An applied action reverted from the history (`undo_decision`); only in the history.
     Undo,
     /// An undo reverted (`redo_decision`); only in the history.
@@ -42,6 +46,9 @@ pub struct ResolveDetails {
     pub source_tool_name: String,
     pub label: String,
     pub action_id: String,
+    /// The review sent with the decision; `null` when there was none.
+    #[serde(default)]
+    pub review: Option<Review>,
 }
 
 /// One row of `list_history`, newest first.
@@ -85,6 +92,10 @@ pub struct HistoryEntry {
     /// `null` for any other decision.
     #[serde(default)]
     pub partial_text: Option<String>,
+    /// The review that went with the decision (its comments in file order; Request changes);
+    /// `null` when there was none.
+    #[serde(default)]
+    pub review: Option<Review>,
 }
 
 /// Where an applied action's undo stands (`HistoryEntry::undo`).

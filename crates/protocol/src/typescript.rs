@@ -98,6 +98,10 @@ pub fn bindings() -> String {
     declaration::<LeaveOut>(&mut out);
     declaration::<FileReplacement>(&mut out);
     declaration::<FileReplacements>(&mut out);
+    declaration::<CommentSide>(&mut out);
+    declaration::<ReviewComment>(&mut out);
+    declaration::<CommentDraft>(&mut out);
+    declaration::<Review>(&mut out);
     let trimmed_len = out.trim_end().len();
     out.truncate(trimmed_len);
     out.push('\n');

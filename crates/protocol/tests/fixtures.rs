@@ -35,6 +35,7 @@ const FIXTURES: &[&str] = &[
     "folder_list.json",
     "inbox.json",
     "session_info.json",
+    "resolve_outcome_review.json",
     "queue_snapshot.json",
     "queue_changed.json",
     "file_entries.json",
@@ -260,6 +261,19 @@ fn folder_list_and_inbox_fixtures_round_trip() {
     let inbox: Vec<InboxItem> = round_trip("inbox.json");
     assert!(inbox[0].action.is_top && inbox[0].position == 1, "the top of a folder is position 1");
     assert!(inbox.iter().skip(1).all(|i| !i.action.is_top && i.position > 1));
+}
+
+#[test]
+fn a_request_changes_outcome_carries_its_comments_in_file_order() {
+    let o: ResolveOutcome = round_trip("resolve_outcome_review.json");
+    let details = o.details.expect("details");
+    assert_eq!(details.action, ResolveChoice::RequestChanges);
+    let review = details.review.expect("the review");
+    assert!(review.request_changes);
+    let lines: Vec<&str> = review.comments.iter().map(|c| c.rendered.as_str()).collect();
+    assert!(o.text.ends_with(&lines.join("\n")), "the text ends with each comment's line, in order");
+    assert_eq!(review.comments[1].side, CommentSide::Old);
+    assert_eq!(review.comments[0].replacement_id, Some(2));
 }
 
 #[test]

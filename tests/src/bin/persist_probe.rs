@@ -96,6 +96,7 @@ async fn run(workspace: &str, journal: &str, steps: &[String]) -> ExitCode {
                             reason: format!("{step} after a restart"),
                             expected_id: None,
                             leave_out: None,
+                            review: None,
                         },
                     )
                     .await;

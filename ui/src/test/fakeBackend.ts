@@ -344,7 +344,7 @@ export class FakeBackend implements Backend {
       if (top.id !== expectedId) {
         throw new BackendError('idMismatch', `The top action is ${top.id}, not ${expectedId}. Nothing was applied or discarded.`);
       }
-      const details = { action, reason, sourceToolName: top.sourceToolName, label: top.label, actionId: top.id };
+      const details = { action, reason, sourceToolName: top.sourceToolName, label: top.label, actionId: top.id, review: null };
       const proposal = top.proposal ?? null;
       const record = (text: string, isError: boolean) =>
         this.history.unshift({
@@ -353,6 +353,7 @@ export class FakeBackend implements Backend {
           undo: action === 'apply' && !isError && top.kind !== 'custom' ? { state: 'canUndo', note: null } : null,
           askedBy: top.pushedBy ?? null,
           partialText: null,
+          review: null,
         });
       const settle = (outcome: ResolveOutcome) => {
         if (!outcome.isError || outcome.status === null) {
@@ -473,7 +474,7 @@ export class FakeBackend implements Backend {
       decidedBy: 'person', client: null, proposal: null, undo: null, askedBy: null,
     });
     this.bump();
-    return { isError: false, text, details: { action: verb, reason, sourceToolName: entry.sourceToolName, label: entry.label, actionId }, status: null };
+    return { isError: false, text, details: { action: verb, reason, sourceToolName: entry.sourceToolName, label: entry.label, actionId, review: null }, status: null };
   }
 
   async listTools(): Promise<ToolInfo[]> {

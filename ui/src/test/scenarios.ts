@@ -65,6 +65,7 @@ function bulk(id: string, fileCount: number, perFile: number, createdAtMs: numbe
     counts: { files: fileCount, added: fileCount * perFile, removed: fileCount * perFile, renames: 0 },
     origin: { tool: 'ast_edit', params: { ops: [{ pat: 'console.log($$$A)', out: 'logger.debug($$$A)' }], path: 'src', glob: '**/steps/*.ts' } },
     proposal: null,
+    comments: [],
   };
   return { action, files, diffs };
 }

@@ -260,7 +260,11 @@ badgeHidden?: Array<HiddenChar>, summaryHidden?: Array<HiddenChar>,
  * characters (`This change contains hidden or bidirectional Unicode characters: 3 in 2
  * files. They are shown as ⟨U+…⟩.`); absent when it writes none.
  */
-hiddenWarning?: string, };
+hiddenWarning?: string, 
+/**
+ * The person's comments on it so far, in file order (sent with the decision).
+ */
+comments: Array<ReviewComment>, };
 
 /**
  * Status of a pending action (SPEC §2).
@@ -450,7 +454,7 @@ line: number, chars: Array<HiddenChar>, };
 /**
  * The person's decision; the `action` argument of `resolve_action`.
  */
-export type ResolveChoice = "apply" | "discard" | "undo" | "redo";
+export type ResolveChoice = "apply" | "discard" | "requestChanges" | "undo" | "redo";
 
 /**
  * Returned by `resolve_action`.
@@ -471,7 +475,11 @@ status: ActionStatus | null, };
 /**
  * Details of every resolve result (SPEC §4).
  */
-export type ResolveDetails = { action: ResolveChoice, reason: string, sourceToolName: string, label: string, actionId: string, };
+export type ResolveDetails = { action: ResolveChoice, reason: string, sourceToolName: string, label: string, actionId: string, 
+/**
+ * The review sent with the decision; `null` when there was none.
+ */
+review: Review | null, };
 
 /**
  * One row of `list_history`, newest first.
@@ -529,7 +537,12 @@ askedBy: string | null,
  * A partial apply, in the engine's words: `applied 38 of 40 files` (or `… replacements`);
  * `null` for any other decision.
  */
-partialText: string | null, };
+partialText: string | null, 
+/**
+ * The review that went with the decision (its comments in file order; Request changes);
+ * `null` when there was none.
+ */
+review: Review | null, };
 
 /**
  * What became of an action, for the history's outcome filter.
@@ -934,3 +947,63 @@ replacements: Array<FileReplacement>,
  * restored after a restart): the file can still be left out whole.
  */
 note: string | null, };
+
+/**
+ * Which side of a file's diff a comment is on.
+ */
+export type CommentSide = "old" | "new";
+
+/**
+ * One comment, anchored to what it was written against.
+ */
+export type ReviewComment = { 
+/**
+ * Unique within the action (`c1`, …): what `edit_comment` / `delete_comment` name.
+ */
+id: string, 
+/**
+ * Workspace-relative, as the action's file list shows it.
+ */
+path: string, side: CommentSide, 
+/**
+ * 1-based, inclusive.
+ */
+startLine: number, endLine: number, 
+/**
+ * The exact lines commented on, joined by `\n` (cut with `…` when long).
+ */
+quote: string, text: string, 
+/**
+ * The `ast_edit` replacement it is on (`FileReplacement::id`), when it is on one.
+ */
+replacementId: number | null, 
+/**
+ * The agent's result line for it: `path:line: "quoted line" — comment`.
+ */
+rendered: string, };
+
+/**
+ * Where a new comment goes (`add_comment`); the backend quotes the lines.
+ */
+export type CommentDraft = { path: string, side: CommentSide, startLine: number, 
+/**
+ * `null`: the same as `startLine`.
+ */
+endLine: number | null, text: string, 
+/**
+ * On one `ast_edit` replacement: its id (the lines are then the replacement's).
+ */
+replacementId: number | null, };
+
+/**
+ * The review that went with a decision (`ResolveDetails::review`, `HistoryEntry::review`).
+ */
+export type Review = { 
+/**
+ * "Request changes": discarded so that the agent proposes again.
+ */
+requestChanges: boolean, 
+/**
+ * In file order.
+ */
+comments: Array<ReviewComment>, };
