@@ -610,3 +610,51 @@ pub fn startup_painted(marks: Vec<(String, f64)>, origin: f64) {
 pub async fn next_events(state: State<'_, AppState>, after: Option<u64>) -> Result<wire::EventBatch> {
     Ok(state.events().next(after, crate::events::POLL_WAIT).await)
 }
+
+/// The comments of action `action_id` after a change, or why the change was refused.
+fn comments_after(
+    session: &resolve_engine::Session,
+    action_id: &str,
+    changed: std::result::Result<(), resolve_engine::CommentError>,
+) -> Result<Vec<wire::ReviewComment>> {
+    changed.map_err(convert::comment_error)?;
+    Ok(session.store().comments(action_id).iter().map(convert::review_comment).collect())
+}
+
+/// Adds a comment on lines of a pending action (the backend quotes them); the action's
+/// comments after it, in file order.
+#[tauri::command]
+pub async fn add_comment(
+    state: State<'_, AppState>,
+    action_id: String,
+    draft: wire::CommentDraft,
+) -> Result<Vec<wire::ReviewComment>> {
+    let (session, _) = state.session().await;
+    let added = session.add_comment(&action_id, &convert::comment_draft(draft)).map(|_| ());
+    comments_after(&session, &action_id, added)
+}
+
+/// Replaces a comment's text (its lines and quote stay); the action's comments after it.
+#[tauri::command]
+pub async fn edit_comment(
+    state: State<'_, AppState>,
+    action_id: String,
+    comment_id: String,
+    text: String,
+) -> Result<Vec<wire::ReviewComment>> {
+    let (session, _) = state.session().await;
+    let edited = session.edit_comment(&action_id, &comment_id, &text).map(|_| ());
+    comments_after(&session, &action_id, edited)
+}
+
+/// Deletes a comment; the action's comments after it.
+#[tauri::command]
+pub async fn delete_comment(
+    state: State<'_, AppState>,
+    action_id: String,
+    comment_id: String,
+) -> Result<Vec<wire::ReviewComment>> {
+    let (session, _) = state.session().await;
+    let deleted = session.delete_comment(&action_id, &comment_id);
+    comments_after(&session, &action_id, deleted)
+}

@@ -143,6 +143,16 @@ pub fn review(r: &engine::Review) -> wire::Review {
     wire::Review { request_changes: r.request_changes, comments: r.comments.iter().map(review_comment).collect() }
 }
 
+/// Why a comment could not change, as a command error.
+pub fn comment_error(e: engine::CommentError) -> IpcError {
+    let code = match &e {
+        engine::CommentError::NoAction { .. } => IpcErrorCode::UnknownAction,
+        engine::CommentError::NoComment { .. } => IpcErrorCode::NotFound,
+        engine::CommentError::NoFiles { .. } | engine::CommentError::Refused(_) => IpcErrorCode::InvalidParams,
+    };
+    IpcError::new(code, e.to_string())
+}
+
 /// The wire's new comment as the engine's draft.
 pub fn comment_draft(d: wire::CommentDraft) -> engine::CommentDraft {
     engine::CommentDraft {

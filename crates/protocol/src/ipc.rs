@@ -110,6 +110,13 @@ pub mod commands {
     /// `{ actionId, path } -> FileReplacements`: the single replacements of one `ast_edit`
     /// file, which a partial apply can leave out one by one
     pub const GET_FILE_REPLACEMENTS: &str = "get_file_replacements";
+    /// `{ actionId, draft: CommentDraft } -> ReviewComment[]`: a comment on lines of a pending
+    /// action (quoted by the backend); the action's comments after it, in file order
+    pub const ADD_COMMENT: &str = "add_comment";
+    /// `{ actionId, commentId, text } -> ReviewComment[]`: a comment's new text
+    pub const EDIT_COMMENT: &str = "edit_comment";
+    /// `{ actionId, commentId } -> ReviewComment[]`: a comment deleted
+    pub const DELETE_COMMENT: &str = "delete_comment";
     /// `{ name } -> ToolLog`: the end of an external tool's stderr log
     pub const READ_TOOL_LOG: &str = "read_tool_log";
     /// `{ after: number | null } -> EventBatch`: the [`super::events`] pushed after number

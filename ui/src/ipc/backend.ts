@@ -29,6 +29,8 @@ import type {
   ResolveOutcome,
   LeaveOut,
   FileReplacements,
+  CommentDraft,
+  ReviewComment,
   ScriptStep,
   SessionInfo,
   SincePreview,
@@ -184,6 +186,14 @@ export interface Backend {
   cancelToolRun(): Promise<void>;
   /** The single replacements of one `ast_edit` file, which a partial apply can leave out one by one. */
   getFileReplacements(actionId: string, path: string): Promise<FileReplacements>;
+  /**
+   * Comments on lines of a pending action (kept with it until the decision, which sends
+   * them). Each resolves to the action's comments after the change, in file order; a bad
+   * anchor or a blank text rejects with `invalidParams` and the backend's message.
+   */
+  addComment(actionId: string, draft: CommentDraft): Promise<ReviewComment[]>;
+  editComment(actionId: string, commentId: string, text: string): Promise<ReviewComment[]>;
+  deleteComment(actionId: string, commentId: string): Promise<ReviewComment[]>;
 }
 
 export type PickPathsOptions = { directory: boolean; multiple: boolean };

@@ -8,7 +8,7 @@ import type { AgentSettingsInput } from './backend';
 import type {
   AgentSettings, AgentUpdate, CloseRequested, EventBatch, ExportOutcome, HistoryPage, ConversationView, NewConversationOutcome, Notice, Policy,
   FileDiff, FileEntry, FileTexts, FolderList, FoldersChanged, InboxItem, DeskSettings, RevealAction, HistoryEntry, QueueChanged, QueueSnapshot, RenameRow, ResolveChoice,
-  ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome, SincePreview, FileReplacements, ToolLog,
+  ResolveOutcome, ScriptStep, SessionInfo, ToolInfo, ToolProgress, ToolRunOutcome, SincePreview, FileReplacements, ToolLog, ReviewComment,
 } from './generated/protocol';
 
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
@@ -208,5 +208,8 @@ export function createTauriBackend(): Backend {
     },
     cancelToolRun: () => call<void>('cancel_tool_run', { runIds: [...inFlight] }),
     getFileReplacements: (actionId, path) => call<FileReplacements>('get_file_replacements', { actionId, path }),
+    addComment: (actionId, draft) => call<ReviewComment[]>('add_comment', { actionId, draft }),
+    editComment: (actionId, commentId, text) => call<ReviewComment[]>('edit_comment', { actionId, commentId, text }),
+    deleteComment: (actionId, commentId) => call<ReviewComment[]>('delete_comment', { actionId, commentId }),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FileDiff } from '../ipc/backend';
-import { allUnfolded, splitRows, unfoldAll, unifiedRows, type Gap, type UnifiedRow } from './diffRows';
+import type { FileDiff, ReviewComment } from '../ipc/backend';
+import { allUnfolded, splitRows, unfoldAll, unifiedAnchors, unifiedRows, withNotes, type Gap, type UnifiedRow } from './diffRows';
 
 // Old file: 40 lines `o1`..`o40`; line 10 changed, a line inserted after 30.
 const old = Array.from({ length: 40 }, (_, i) => `o${i + 1}`);
@@ -61,5 +61,33 @@ describe('diff rows', () => {
     const split = splitRows(diff, old, all);
     expect(split.filter((r) => r.kind === 'gap')).toEqual([]);
     expect(split).toHaveLength(41);
+  });
+});
+
+describe('comments among the rows', () => {
+  const comment = (id: string, side: 'old' | 'new', start: number, end: number): ReviewComment => ({
+    id, path: 'a.ts', side, startLine: start, endLine: end, quote: 'q', text: id, replacementId: null, rendered: id,
+  });
+  const rows: UnifiedRow[] = [
+    { kind: 'line', key: 'l1', line: { kind: 'context', oldNo: 1, newNo: 1, text: 'a', emphasis: [] } },
+    { kind: 'line', key: 'l2', line: { kind: 'removed', oldNo: 2, newNo: null, text: 'b', emphasis: [] } },
+    { kind: 'line', key: 'l3', line: { kind: 'added', oldNo: null, newNo: 2, text: 'B', emphasis: [] } },
+  ];
+  const keys = (out: ReturnType<typeof withNotes<UnifiedRow>>) =>
+    out.map((r) => (r.kind === 'note' ? `${r.comment.id}${r.unplaced ? '!' : ''}` : r.kind === 'composer' ? `composer${r.unplaced ? '!' : ''}` : r.key));
+
+  it('puts each comment after the row of its last line, on its side', () => {
+    const out = withNotes(rows, unifiedAnchors, [comment('old2', 'old', 2, 2), comment('new2', 'new', 1, 2), comment('ctx', 'old', 1, 1)], null);
+    expect(keys(out)).toEqual(['l1', 'ctx', 'l2', 'old2', 'l3', 'new2']);
+  });
+
+  it('lists comments on folded-away lines first, and places the comment being written', () => {
+    const out = withNotes(rows, unifiedAnchors, [comment('far', 'new', 40, 41)], { side: 'old', line: 2 });
+    expect(keys(out)).toEqual(['far!', 'l1', 'l2', 'composer', 'l3']);
+    expect(keys(withNotes(rows, unifiedAnchors, [], { side: 'new', line: 9 }))).toEqual(['composer!', 'l1', 'l2', 'l3']);
+  });
+
+  it('is the rows themselves when there is nothing to show', () => {
+    expect(withNotes(rows, unifiedAnchors, [], null)).toBe(rows);
   });
 });

@@ -2,7 +2,7 @@
 // the last) unchanged lines are folded into gaps; a gap can be unfolded a few lines at a time
 // from either side, or whole, from the file's text (`oldLines`), never by asking the backend for
 // a bigger diff.
-import type { DiffLine, FileDiff, HiddenChar } from '../ipc/backend';
+import type { CommentSide, DiffLine, FileDiff, HiddenChar, ReviewComment } from '../ipc/backend';
 
 /** The hidden characters of the old file's lines, by 1-based line number (from `FileTexts`). */
 export type LineHiddenMap = ReadonlyMap<number, HiddenChar[]>;
@@ -159,4 +159,76 @@ export function allUnfolded(diff: FileDiff, oldTotal: number | null, unfolds: Re
     const u = unfolds[span.index];
     return size === 0 || (u !== undefined && u.top + u.bottom >= size);
   });
+}
+
+/** A place in a file a comment can be on: a side and a 1-based line of it. */
+export type Anchor = { side: CommentSide; line: number };
+
+/** A comment shown in the diff, after the last line it is on (`unplaced`: its lines are folded away). */
+export type NoteRow =
+  | { kind: 'note'; comment: ReviewComment; key: string; unplaced: boolean }
+  | { kind: 'composer'; key: string; unplaced: boolean };
+
+/** Where a unified row's line can be commented on: a removed line's old side, an added line's new side, both for context. */
+export function unifiedAnchors(row: UnifiedRow): Anchor[] {
+  if (row.kind !== 'line') return [];
+  const l = row.line;
+  const out: Anchor[] = [];
+  if (l.kind !== 'removed' && l.newNo !== null) out.push({ side: 'new', line: l.newNo });
+  if (l.kind !== 'added' && l.oldNo !== null) out.push({ side: 'old', line: l.oldNo });
+  return out;
+}
+
+/** A side-by-side row: its left line's old side, its right line's new side. */
+export function splitAnchors(row: SplitRow): Anchor[] {
+  if (row.kind !== 'pair') return [];
+  const out: Anchor[] = [];
+  if (row.right && row.right.newNo !== null) out.push({ side: 'new', line: row.right.newNo });
+  if (row.left && row.left.oldNo !== null) out.push({ side: 'old', line: row.left.oldNo });
+  return out;
+}
+
+/**
+ * The rows with each comment after the row of its last line (and the comment being written,
+ * `composer`, after the row of its last line). Comments whose lines are folded away come
+ * first, marked `unplaced`, so every comment of the file is on screen.
+ */
+export function withNotes<R extends { key: string }>(
+  rows: R[],
+  anchors: (row: R) => Anchor[],
+  comments: ReviewComment[],
+  composer: Anchor | null,
+): Array<R | NoteRow> {
+  if (comments.length === 0 && composer === null) return rows;
+  const at = (a: Anchor) => `${a.side}:${a.line}`;
+  const byEnd = new Map<string, ReviewComment[]>();
+  for (const c of comments) {
+    const k = at({ side: c.side, line: c.endLine });
+    byEnd.set(k, [...(byEnd.get(k) ?? []), c]);
+  }
+  const placed = new Set<string>();
+  let composerPlaced = false;
+  const body: Array<R | NoteRow> = [];
+  for (const row of rows) {
+    body.push(row);
+    for (const a of anchors(row)) {
+      const k = at(a);
+      if (placed.has(k)) continue;
+      const here = byEnd.get(k);
+      if (here) {
+        placed.add(k);
+        for (const c of here) body.push({ kind: 'note', comment: c, key: `note-${c.id}`, unplaced: false });
+      }
+      if (!composerPlaced && composer && at(composer) === k) {
+        composerPlaced = true;
+        body.push({ kind: 'composer', key: 'composer', unplaced: false });
+      }
+    }
+  }
+  const head: NoteRow[] = [];
+  for (const [k, list] of byEnd) {
+    if (!placed.has(k)) for (const c of list) head.push({ kind: 'note', comment: c, key: `note-${c.id}`, unplaced: true });
+  }
+  if (composer && !composerPlaced) head.push({ kind: 'composer', key: 'composer', unplaced: true });
+  return head.length === 0 ? body : [...head, ...body];
 }

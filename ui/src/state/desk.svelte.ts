@@ -5,6 +5,7 @@ import { FileReplacementsView } from './partial.svelte';
 import type { Backend, InboxItem } from '../ipc/backend';
 import { shortcutFor } from '../lib/shortcuts';
 import { Agent } from './agent.svelte';
+import { Comments } from './comments.svelte';
 import { Leave } from './leave.svelte';
 import { Folders } from './folders.svelte';
 import { HistorySearch } from './history.svelte';
@@ -32,6 +33,8 @@ export class Desk {
   readonly since: SinceChanges;
   /** The selected `ast_edit` file's replacements (partial apply). */
   readonly replacements: FileReplacementsView;
+  /** Line comments on pending actions, and the one being written. */
+  readonly comments: Comments;
   overlay: Overlay = $state('none');
   now = $state(Date.now());
 
@@ -51,6 +54,7 @@ export class Desk {
     this.leave = new Leave(backend, (root) => this.folders.close(root));
     this.since = new SinceChanges(backend, this.review);
     this.replacements = new FileReplacementsView(backend, this.review, this.preview);
+    this.comments = new Comments(backend, this.review);
   }
 
   close() {

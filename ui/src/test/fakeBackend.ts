@@ -14,6 +14,7 @@ import type {
   QueueSnapshot, RenameRow, ResolveChoice, ResolveOutcome, ScriptStep, SessionInfo,
   ToolInfo, ToolLog, ToolProgress, ToolRunOutcome, SincePreview, LeaveOut, FileReplacements,
   FolderInfo, FolderList, FoldersChanged, InboxItem, DeskSettings, RevealAction,
+  CommentDraft, ReviewComment, Review,
 } from '../ipc/generated/protocol';
 import DEMO_JSON from '../ipc/fixtures/demo.json';
 // The agent's events come from the protocol fixtures the Rust side round-trips, so the
@@ -50,6 +51,8 @@ type FakeAction = {
   renames: RenameRow[];
   /** The next apply fails with this error (once). */
   failNextApply?: string;
+  /** The number of the next comment id (`c<n>`). */
+  nextComment?: number;
 };
 
 export type FakeOptions = {
@@ -344,7 +347,18 @@ export class FakeBackend implements Backend {
       if (top.id !== expectedId) {
         throw new BackendError('idMismatch', `The top action is ${top.id}, not ${expectedId}. Nothing was applied or discarded.`);
       }
-      const details = { action, reason, sourceToolName: top.sourceToolName, label: top.label, actionId: top.id, review: null };
+      const comments = top.comments ?? [];
+      const review: Review | null =
+        action === 'requestChanges' || comments.length > 0 ? { requestChanges: action === 'requestChanges', comments: structuredClone(comments) } : null;
+      const details = { action, reason, sourceToolName: top.sourceToolName, label: top.label, actionId: top.id, review };
+      /** The review's lines after the decision line (the real text is the engine's; this stands in). */
+      const reviewText = (applied: boolean) => {
+        if (!review) return '';
+        const head = review.requestChanges
+          ? comments.length === 0 ? 'Changes requested (no line comments).' : `Changes requested: ${comments.length} comment${comments.length === 1 ? '' : 's'}, in file order:`
+          : `Review: ${comments.length} comment${comments.length === 1 ? '' : 's'}, in file order:`;
+        return ['', ...(applied ? [`Reason: ${reason}`] : []), head, ...comments.map((c) => c.rendered)].join('\n');
+      };
       const proposal = top.proposal ?? null;
       const record = (text: string, isError: boolean) =>
         this.history.unshift({
@@ -353,7 +367,7 @@ export class FakeBackend implements Backend {
           undo: action === 'apply' && !isError && top.kind !== 'custom' ? { state: 'canUndo', note: null } : null,
           askedBy: top.pushedBy ?? null,
           partialText: null,
-          review: null,
+          review: isError ? null : review,
         });
       const settle = (outcome: ResolveOutcome) => {
         if (!outcome.isError || outcome.status === null) {
@@ -381,13 +395,13 @@ export class FakeBackend implements Backend {
         // The selection is kept for tests; what it leaves out is the engine's rule, not the double's.
         this.leaveOuts.push(leaveOut ? structuredClone(leaveOut) : null);
         this.actions.shift();
-        const text = `Applied: ${top.label}.`;
+        const text = `Applied: ${top.label}.${reviewText(true)}`;
         record(text, false);
         this.bump();
         return settle({ isError: false, text, details, status: null });
       }
       this.actions.shift();
-      const text = `Discarded: ${top.label}. Reason: ${reason}`;
+      const text = `Discarded: ${top.label}. Reason: ${reason}${reviewText(false)}`;
       record(text, false);
       this.bump();
       return settle({ isError: false, text, details, status: null });
@@ -923,5 +937,66 @@ export class FakeBackend implements Backend {
     const found = this.replacements[actionId]?.[path];
     if (found) return structuredClone(found);
     return { path, replacements: [], note: 'Single replacements cannot be left out of this file; you can leave out the whole file.' };
+  }
+
+  /** Every comment change made (tests read them). */
+  readonly commentCalls: string[] = [];
+
+  /**
+   * The double's comments: quoted from the scenario's diff lines (the real quote is the
+   * engine's, from the file's bytes); `rendered` stands in for the engine's line.
+   */
+  async addComment(actionId: string, draft: CommentDraft): Promise<ReviewComment[]> {
+    await this.delay();
+    const action = this.find(actionId);
+    const diff = action.diffs[draft.path];
+    if (!diff) throw new BackendError('invalidParams', `Cannot comment on "${draft.path}": it is not one of the action's files.`);
+    if (draft.text.trim() === '') throw new BackendError('invalidParams', 'A comment needs some text: say what should change.');
+    const end = draft.endLine ?? draft.startLine;
+    const lines = diff.hunks.flatMap((h) => h.lines).filter((l) => {
+      const no = draft.side === 'old' ? (l.kind === 'added' ? null : l.oldNo) : (l.kind === 'removed' ? null : l.newNo);
+      return no !== null && no >= draft.startLine && no <= end;
+    });
+    const quote = lines.map((l) => l.text).join('\n');
+    const n = action.nextComment ?? 1;
+    action.nextComment = n + 1;
+    const where = draft.startLine === end ? `${draft.startLine}` : `${draft.startLine}-${end}`;
+    const marks = [draft.side === 'old' ? 'old side' : null, draft.replacementId !== null ? `replacement ${draft.replacementId}` : null].filter(Boolean);
+    const comment: ReviewComment = {
+      id: `c${n}`, path: draft.path, side: draft.side, startLine: draft.startLine, endLine: end, quote, text: draft.text.trimEnd(),
+      replacementId: draft.replacementId ?? null,
+      rendered: `${draft.path}:${where}: ${marks.length ? `(${marks.join(', ')}) ` : ''}${JSON.stringify(quote)} — ${draft.text.trimEnd()}`,
+    };
+    const list = [...(action.summary.comments ?? []), comment];
+    list.sort((a, b) => a.path.localeCompare(b.path) || a.startLine - b.startLine);
+    action.summary.comments = list;
+    this.commentCalls.push(`add ${comment.id}`);
+    this.bump();
+    return structuredClone(list);
+  }
+
+  async editComment(actionId: string, commentId: string, text: string): Promise<ReviewComment[]> {
+    await this.delay();
+    const action = this.find(actionId);
+    const c = action.summary.comments.find((x) => x.id === commentId);
+    if (!c) throw new BackendError('notFound', `Action ${actionId} has no comment ${commentId} (deleted already?).`);
+    if (text.trim() === '') throw new BackendError('invalidParams', 'A comment needs some text: say what should change.');
+    c.rendered = c.rendered.slice(0, c.rendered.length - c.text.length) + text.trimEnd();
+    c.text = text.trimEnd();
+    this.commentCalls.push(`edit ${commentId}`);
+    this.bump();
+    return structuredClone(action.summary.comments);
+  }
+
+  async deleteComment(actionId: string, commentId: string): Promise<ReviewComment[]> {
+    await this.delay();
+    const action = this.find(actionId);
+    if (!action.summary.comments.some((x) => x.id === commentId)) {
+      throw new BackendError('notFound', `Action ${actionId} has no comment ${commentId} (deleted already?).`);
+    }
+    action.summary.comments = action.summary.comments.filter((x) => x.id !== commentId);
+    this.commentCalls.push(`delete ${commentId}`);
+    this.bump();
+    return structuredClone(action.summary.comments);
   }
 }
