@@ -49,7 +49,7 @@ describe('line comments', () => {
     const at = rows.indexOf(comment.closest('[role="row"]')!);
     expect(rows[at - 1]).toHaveAttribute('data-kind', 'added');
     expect(screen.getByTestId('review-summary')).toHaveTextContent('1 comment goes with your decision');
-    expect(screen.getAllByTestId('review-line')[0]).toHaveTextContent(`${FORMAT}:3: "  logger.debug('formatting', ms);" — use the shared logger`);
+    expect(screen.getAllByTestId('review-line')[0]!.textContent).toBe(`${FORMAT}:3: "  logger.debug('formatting', ms);" — use the shared logger`);
     expect(screen.getByTestId('request-changes-button')).toHaveTextContent('Request changes (1)');
     expect(backend.commentCalls).toEqual(['add c1']);
     expect(top.id).toBeTruthy();
