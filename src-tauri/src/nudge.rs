@@ -73,7 +73,8 @@ pub fn signals(change: &StoreChange, session: &Session, root: &str, folder: &str
         | StoreChange::Decided { .. }
         | StoreChange::StatusChanged { .. }
         | StoreChange::Cleared { .. }
-        | StoreChange::Restored { .. } => None,
+        | StoreChange::Restored { .. }
+        | StoreChange::CommentsChanged { .. } => None,
     };
     out.extend(arrival.map(Signal::Arrived));
     out

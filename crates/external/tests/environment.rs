@@ -84,6 +84,11 @@ fn a_tool_gets_the_allow_list_and_its_named_variables_and_never_the_key() {
         assert_eq!(got.get("HOME"), std::env::var("HOME").ok().as_ref(), "HOME passes");
         assert_eq!(got.get("RESOLVE_DESK_TOOL").map(String::as_str), Some("envprobe"));
         assert_eq!(
+            got.get("RESOLVE_DESK_PROTOCOL").map(String::as_str),
+            Some(resolve_external::manifest::PROTOCOL_VERSION.to_string().as_str()),
+            "the desk's protocol version, which the SDKs check"
+        );
+        assert_eq!(
             got.get("RESOLVE_DESK_WORKSPACE").map(String::as_str),
             Some(session.workspace().root().to_str().unwrap())
         );
@@ -91,7 +96,7 @@ fn a_tool_gets_the_allow_list_and_its_named_variables_and_never_the_key() {
         let allowed = |k: &str| {
             resolve_external::environment::PASSED.contains(&k)
                 || k.starts_with("LC_")
-                || ["RD_TEST_NAMED", "RESOLVE_DESK_TOOL", "RESOLVE_DESK_WORKSPACE"].contains(&k)
+                || ["RD_TEST_NAMED", "RESOLVE_DESK_TOOL", "RESOLVE_DESK_WORKSPACE", "RESOLVE_DESK_PROTOCOL"].contains(&k)
         };
         let extra: Vec<&String> = got.keys().filter(|k| !allowed(k)).collect();
         assert!(extra.is_empty(), "variables outside the allow-list reached the tool: {extra:?}");

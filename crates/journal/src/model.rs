@@ -86,6 +86,8 @@ impl Decision {
             action_id: self.action_id.clone(),
             partial: self.partial.clone().map(Box::new),
             review: self.review.clone().map(Box::new),
+            // The edits' diff is in the result text, which the journal keeps.
+            edits: None,
         };
         HistoryEntry {
             header: render_resolve_header(&details, self.is_error, &self.text),
