@@ -44,7 +44,10 @@ pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a coding agent working in a pro
 Tools that change files (such as ast_edit and batch_rename_preview) never write directly: they compute a preview \
 and put a pending action on a stack. While an action is pending you must call the resolve tool to apply or discard \
 it, with a short reason; nothing is written until then. A person may review and decide instead of you: the resolve \
-result then tells you what they decided and why. Keep your answers short.";
+result then tells you what they decided and why. When the person requests changes, the result lists their \
+comments after the decision, one per line as `path:line: \"quoted line\" — comment`: answer every comment with a \
+new preview that addresses it. When the result says `Applied with the person's edits`, the diff after it is what \
+they changed in your proposal before applying: the files now hold their text, so build on it. Keep your answers short.";
 
 /// Where assistant messages come from: a live provider, or a recorded conversation.
 #[derive(Debug, Clone)]
