@@ -81,6 +81,7 @@ pub async fn resolve_action(
     reason: String,
     expected_id: String,
     leave_out: Option<wire::LeaveOut>,
+    edits: Option<Vec<wire::PersonEdit>>,
 ) -> Result<wire::ResolveOutcome> {
     let (session, _) = state.session().await;
     let (choice, review) = convert::resolve_action(action);
@@ -90,6 +91,11 @@ pub async fn resolve_action(
         expected_id: Some(expected_id),
         leave_out: leave_out.map(convert::leave_out),
         review,
+        edits: edits
+            .unwrap_or_default()
+            .into_iter()
+            .map(|e| resolve_engine::PersonEdit { path: e.path, text: e.text })
+            .collect(),
     };
     convert::resolve_outcome(session.resolve(Actor::Person, resolve).await)
 }

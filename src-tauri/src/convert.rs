@@ -378,6 +378,10 @@ pub fn resolve_details(d: &engine::ResolveDetails) -> wire::ResolveDetails {
         label: d.label.clone(),
         action_id: d.action_id.clone(),
         review: d.review.as_deref().map(review),
+        edits: d
+            .edits
+            .as_ref()
+            .map(|e| e.iter().map(|f| wire::EditedFile { path: f.path.clone(), diff: f.diff.clone() }).collect()),
     }
 }
 

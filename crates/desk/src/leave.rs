@@ -33,6 +33,7 @@ impl Desk {
                 expected_id: Some(top),
                 leave_out: None,
                 review: None,
+                edits: Vec::new(),
             };
             match session.resolve(Actor::Person, resolve).await {
                 ResolveOutcome::Decided { text, .. } => discarded.push(text),

@@ -118,6 +118,7 @@ async fn comments_survive_a_restart_with_their_action_and_the_review_stays_in_th
                 expected_id: Some(id.clone()),
                 leave_out: None,
                 review: Some(ReviewRequest { request_changes: true, comments: Vec::new() }),
+                edits: Vec::new(),
             },
         )
         .await;

@@ -12,6 +12,7 @@ use futures::FutureExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::changeset::edits::{EditedFile, PersonEdit};
 use crate::changeset::{ChangeSet, LeaveOut, PartialApply};
 use crate::pending::{ActionKind, ActionStatus, PendingAction, PendingActionStore};
 use crate::review::{CommentDraft, Review, ReviewRequest, Side};
@@ -42,6 +43,10 @@ pub struct ResolveDetails {
     /// Boxed, like `partial`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<Box<Review>>,
+    /// Edit, then apply: per file the person edited, the diff from the proposal to what was
+    /// written. `None` when the person edited nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edits: Option<Vec<EditedFile>>,
 }
 
 impl ResolveDetails {
@@ -71,10 +76,12 @@ pub(crate) struct ResolveParams {
     /// Comments to send with the decision (besides those kept with the action), and whether
     /// changes are requested (a discard only).
     pub review: Option<ReviewRequest>,
+    /// The person's own text for some files (edit, then apply); apply only.
+    pub edits: Vec<PersonEdit>,
 }
 
 /// The keys `resolve` takes.
-const RESOLVE_KEYS: [&str; 5] = ["action", "reason", "expected_id", "leave_out", "review"];
+const RESOLVE_KEYS: [&str; 6] = ["action", "reason", "expected_id", "leave_out", "review", "edits"];
 
 /// The message for a missing or blank reason.
 pub(crate) const BLANK_REASON: &str = "`reason` must be a non-empty string: say why you apply or discard this action.";
@@ -135,7 +142,29 @@ impl ResolveParams {
                 "`review.request_changes` goes with \"discard\" (Request changes discards the action so that a new preview answers the review). To apply with comments, leave `request_changes` out.".into(),
             ));
         }
-        Ok(Self { action, reason, expected_id, leave_out, review })
+        let edits = match obj.get("edits") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(value) => parse_edits(value)?,
+        };
+        if !edits.is_empty() && action == ResolveAction::Discard {
+            return Err(invalid(
+                "`edits` are only for \"apply\": a discard writes nothing. Remove `edits`, or apply with them.".into(),
+            ));
+        }
+        if let Some(leave_out) = &leave_out {
+            for e in &edits {
+                let path = crate::changeset::select::normalise(&e.path);
+                let left_out = leave_out.files.iter().any(|f| crate::changeset::select::normalise(f) == path)
+                    || leave_out.replacements.iter().any(|(f, ids)| !ids.is_empty() && crate::changeset::select::normalise(f) == path);
+                if left_out {
+                    return Err(invalid(format!(
+                        "\"{}\" is both edited and left out: keep your edit and apply the file, or leave it out and drop the edit.",
+                        e.path
+                    )));
+                }
+            }
+        }
+        Ok(Self { action, reason, expected_id, leave_out, review, edits })
     }
 
     /// `Err(IdMismatch)` when `expected_id` was given and the top action has another id.
@@ -214,6 +243,35 @@ fn parse_leave_out(value: &Value) -> Result<LeaveOut, ToolError> {
         }
     }
     Ok(leave_out)
+}
+
+/// Reads `edits`: `[{"path": "src/a.ts", "text": "the whole new text"}]`.
+fn parse_edits(value: &Value) -> Result<Vec<PersonEdit>, ToolError> {
+    const SHAPE: &str = "[{\"path\": \"src/a.ts\", \"text\": \"the file's whole new text\"}]";
+    let Value::Array(items) = value else {
+        return Err(ToolError::InvalidParams(format!(
+            "`edits` must be a list like {SHAPE}, got {}.",
+            crate::params::quote(value)
+        )));
+    };
+    let mut edits = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("edits[{i}]");
+        let Value::Object(e) = item else {
+            return Err(ToolError::InvalidParams(format!(
+                "`{at}` must be an object like {SHAPE}, got {}.",
+                crate::params::quote(item)
+            )));
+        };
+        crate::params::check_known_keys(RESOLVE_TOOL_NAME, &at, e, &["path", "text"])?;
+        let (Some(Value::String(path)), Some(Value::String(text))) = (e.get("path"), e.get("text")) else {
+            return Err(ToolError::InvalidParams(format!(
+                "`{at}` needs `path` (a file of the action) and `text` (its whole new text), both strings."
+            )));
+        };
+        edits.push(PersonEdit { path: path.clone(), text: text.clone() });
+    }
+    Ok(edits)
 }
 
 /// Reads `review`: `{"request_changes": true, "comments": [{"path": "a.ts", "side": "new",
@@ -470,6 +528,16 @@ impl Tool for ResolveTool {
                     },
                     "additionalProperties": false
                 },
+                "edits": {
+                    "type": "array",
+                    "description": "the person's own text for files before applying (sent by the Resolve Desk window; refused from an agent: push a new preview instead)",
+                    "items": {
+                        "type": "object",
+                        "properties": {"path": {"type": "string"}, "text": {"type": "string"}},
+                        "required": ["path", "text"],
+                        "additionalProperties": false
+                    }
+                },
                 "review": {
                     "type": "object",
                     "description": "optional: line comments sent with the decision; request_changes (discard only) asks for a new preview",
@@ -521,6 +589,7 @@ impl Tool for ResolveTool {
             action_id: top.id.clone(),
             partial: None,
             review: review_of(&self.store, &top, params.review.as_ref())?.map(Box::new),
+            edits: None,
         };
         let mut details = details;
         match params.action {
@@ -531,6 +600,14 @@ impl Tool for ResolveTool {
                         &top.id, &top.label, &message,
                     )));
                 }
+                // Edits are the person's: an agent proposes another text with a new preview.
+                if !params.edits.is_empty()
+                    && crate::session::CALL_SCOPE.try_with(|s| s.actor).ok() == Some(Actor::Agent)
+                {
+                    return Err(ToolError::InvalidParams(
+                        "`edits` are the person's (edit, then apply in the window); an agent proposes another text by pushing a new preview and discarding this one.".into(),
+                    ));
+                }
                 // A partial apply: refused before anything runs when the selection is wrong.
                 let part = match &params.leave_out {
                     Some(leave_out) => {
@@ -539,9 +616,38 @@ impl Tool for ResolveTool {
                         })?;
                         let (kept, partial) = select_part(&top, leave_out)?;
                         details.partial = Some(Box::new(partial.clone()));
-                        Some((kept, partial, ws))
+                        Some((kept, Some(partial), ws))
                     }
                     None => None,
+                };
+                // Edit, then apply: the person's text in place of the proposal, pinned to the
+                // same previewed bytes; refused before anything runs when an edit is wrong.
+                let part = match params.edits.is_empty() {
+                    true => part,
+                    false => {
+                        let (base, partial, ws) = match part {
+                            Some(p) => p,
+                            None => {
+                                let ws = self.workspace.clone().ok_or_else(|| {
+                                    ToolError::Failed("No workspace is open in this runtime; apply without edits.".into())
+                                })?;
+                                let cs = top.change_set.clone().ok_or_else(|| {
+                                    ToolError::InvalidParams(format!(
+                                        "\"{}\" has no file list to edit: apply it as proposed, or discard it.",
+                                        top.label
+                                    ))
+                                })?;
+                                (cs, None, ws)
+                            }
+                        };
+                        let (edited_cs, edited) = base.with_edits(&params.edits).map_err(ToolError::InvalidParams)?;
+                        if edited.is_empty() {
+                            Some((base, partial, ws)).filter(|p| p.1.is_some())
+                        } else {
+                            details.edits = Some(edited);
+                            Some((Arc::new(edited_cs), partial, ws))
+                        }
+                    }
                 };
                 let details_json = serde_json::to_value(&details).unwrap_or(Value::Null);
                 // The action is named in the apply's intent record (for a crash recovery).
@@ -554,7 +660,9 @@ impl Tool for ResolveTool {
                 };
                 let run = match &part {
                     None => (top.apply)(reason.clone()),
-                    Some((kept, partial, ws)) => apply_part(&top.label, kept.clone(), partial, ws.clone()).boxed(),
+                    Some((kept, partial, ws)) => {
+                        apply_part(&top.label, kept.clone(), partial.as_ref(), details.edits.as_deref(), ws.clone()).boxed()
+                    }
                 };
                 let apply = crate::changeset::recovery::APPLYING.scope(applying, run);
                 let outcome = AssertUnwindSafe(apply).catch_unwind().await;
@@ -641,15 +749,27 @@ impl Tool for ResolveTool {
 async fn apply_part(
     label: &str,
     kept: Arc<ChangeSet>,
-    partial: &PartialApply,
+    partial: Option<&PartialApply>,
+    edits: Option<&[EditedFile]>,
     ws: Arc<Workspace>,
 ) -> Result<ToolResult, ToolError> {
     let context = crate::changeset::recovery::current_context();
     let report = tokio::task::spawn_blocking(move || kept.apply_with_context(&ws, context))
         .await
         .map_err(|e| ToolError::Failed(format!("apply stopped unexpectedly: {e}; nothing was written")))??;
-    let mut lines = vec![format!("Applied: {label}.")];
-    lines.extend(partial.left_out_lines());
+    let mut lines = match edits {
+        Some(_) => vec![format!("Applied with the person's edits: {label}.")],
+        None => vec![format!("Applied: {label}.")],
+    };
+    if let Some(partial) = partial {
+        lines.extend(partial.left_out_lines());
+    }
+    if let Some(edits) = edits {
+        lines.push("The person's edits, from your proposal to what was written:".to_string());
+        for e in edits {
+            lines.push(e.diff.trim_end_matches('\n').to_string());
+        }
+    }
     let mut result = ToolResult::text(lines.join("\n"));
     if !report.warnings.is_empty() {
         result.content.push(Content::Text { text: format!("Warnings: {}", report.warnings.join("; ")) });
@@ -704,6 +824,7 @@ mod tests {
             action_id: "a1".into(),
             partial: None,
             review: None,
+            edits: None,
         }
     }
 

@@ -150,6 +150,9 @@ pub struct Resolve {
     /// Comments to send besides those kept with the action, and Request changes (with
     /// `Discard`); `None`: the kept comments only.
     pub review: Option<crate::review::ReviewRequest>,
+    /// Edit, then apply: the person's own text for some files (apply only; refused from an
+    /// agent). Empty: the proposal as it is.
+    pub edits: Vec<crate::changeset::edits::PersonEdit>,
 }
 
 /// What [`Session::resolve`] did.
@@ -406,6 +409,9 @@ impl Session {
         }
         if let Some(review) = &resolve.review {
             params["review"] = json!(review);
+        }
+        if !resolve.edits.is_empty() {
+            params["edits"] = json!(resolve.edits);
         }
         let record = self.call_traced(actor, ToolContext::new(self.new_call_id()), RESOLVE_TOOL_NAME, params).await;
         let text = record.result.text_content();

@@ -432,6 +432,7 @@ impl Session {
             action_id,
             partial: None,
             review: None,
+            edits: None,
         };
         let mut text = format!(
             "{done}: {}. {} back as {} before.",

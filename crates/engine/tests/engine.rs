@@ -681,6 +681,7 @@ async fn typed_resolve_decides_refuses_and_fails_through_the_one_door() {
                 expected_id: None,
                 leave_out: None,
                 review: None,
+                edits: Vec::new(),
             },
         )
         .await;
@@ -706,6 +707,7 @@ async fn typed_resolve_decides_refuses_and_fails_through_the_one_door() {
                 expected_id: Some("nope".into()),
                 leave_out: None,
                 review: None,
+                edits: Vec::new(),
             },
         )
         .await;
@@ -719,6 +721,7 @@ async fn typed_resolve_decides_refuses_and_fails_through_the_one_door() {
                 expected_id: Some(id.clone()),
                 leave_out: None,
                 review: None,
+                edits: Vec::new(),
             },
         )
         .await;
@@ -739,6 +742,7 @@ async fn typed_resolve_decides_refuses_and_fails_through_the_one_door() {
                 expected_id: None,
                 leave_out: None,
                 review: None,
+                edits: Vec::new(),
             },
         )
         .await;
@@ -780,6 +784,7 @@ async fn call_records_name_the_actions_pushed_and_who_decided() {
                 expected_id: Some(id),
                 leave_out: None,
                 review: None,
+                edits: Vec::new(),
             },
         )
         .await;
@@ -841,6 +846,7 @@ async fn resolve_passes_the_reason_byte_for_byte() {
                     expected_id: None,
                     leave_out: None,
                     review: None,
+                    edits: Vec::new(),
                 },
             )
             .await;
@@ -888,7 +894,7 @@ async fn unknown_key_of_resolve_is_refused_naming_it_and_listing_known_keys() {
     let r = s.call(Actor::Agent, "resolve", json!({"action": "apply", "reasons": "ok"})).await;
     assert_eq!(
         r.text_content(),
-        "Unknown parameter `reasons` for `resolve`: known parameters are `action`, `reason`, `expected_id`, `leave_out`, `review`. Did you mean `reason`?"
+        "Unknown parameter `reasons` for `resolve`: known parameters are `action`, `reason`, `expected_id`, `leave_out`, `review`, `edits`. Did you mean `reason`?"
     );
     assert_eq!(r.error_code.as_deref(), Some("invalid_params"));
     assert_eq!(s.store().len(), 1);

@@ -243,6 +243,7 @@ async fn the_typed_resolve_carries_the_selection() {
                 expected_id: Some(id),
                 leave_out: Some(leave_out),
                 review: None,
+                edits: Vec::new(),
             },
         )
         .await;

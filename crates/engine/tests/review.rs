@@ -68,6 +68,7 @@ fn resolve(choice: ResolveAction, reason: &str, id: &str, request_changes: bool)
         expected_id: Some(id.into()),
         leave_out: None,
         review: request_changes.then(|| ReviewRequest { request_changes: true, comments: Vec::new() }),
+        edits: Vec::new(),
     }
 }
 

@@ -69,7 +69,7 @@ pub use partial::{FileReplacement, FileReplacements, LeaveOut};
 pub use queue::{ActionCounts, ActionKind, ActionStatus, ActionSummary, Proposal, QueueSnapshot, ToolCallInfo};
 pub use resolve::{
     ExportFormat, ExportOutcome, HistoryEntry, HistoryOutcome, HistoryPage, HistoryQuery, ResolveChoice,
-    ResolveDetails, ResolveOutcome, UndoInfo, UndoState,
+    EditedFile, PersonEdit, ResolveDetails, ResolveOutcome, UndoInfo, UndoState,
 };
 pub use review::{CommentDraft, CommentSide, Review, ReviewComment};
 pub use session::{Policy, SessionInfo};

@@ -49,6 +49,30 @@ pub struct ResolveDetails {
     /// The review sent with the decision; `null` when there was none.
     #[serde(default)]
     pub review: Option<Review>,
+    /// Edit, then apply: each file the person edited, with the diff from the agent's
+    /// proposal to what was written; absent when nothing was edited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub edits: Option<Vec<EditedFile>>,
+}
+
+/// The person's own text for one file, sent with `resolve_action` (edit, then apply).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PersonEdit {
+    pub path: String,
+    /// The file's whole new text, as it will be written.
+    pub text: String,
+}
+
+/// What the person changed in one file before applying.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct EditedFile {
+    pub path: String,
+    /// Unified diff from the proposal (`--- proposal/<path>`) to what was written
+    /// (`+++ written/<path>`).
+    pub diff: String,
 }
 
 /// One row of `list_history`, newest first.

@@ -67,6 +67,8 @@ pub fn bindings() -> String {
     declaration::<ResolveChoice>(&mut out);
     declaration::<ResolveOutcome>(&mut out);
     declaration::<ResolveDetails>(&mut out);
+    declaration::<PersonEdit>(&mut out);
+    declaration::<EditedFile>(&mut out);
     declaration::<HistoryEntry>(&mut out);
     declaration::<HistoryOutcome>(&mut out);
     declaration::<HistoryQuery>(&mut out);

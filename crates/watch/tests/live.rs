@@ -145,6 +145,7 @@ async fn our_own_apply_never_marks_the_applied_action_stale_but_marks_the_one_be
                 expected_id: Some(top.clone()),
                 leave_out: None,
                 review: None,
+                edits: Vec::new(),
             },
         )
         .await;

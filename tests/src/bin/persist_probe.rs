@@ -97,6 +97,7 @@ async fn run(workspace: &str, journal: &str, steps: &[String]) -> ExitCode {
                             expected_id: None,
                             leave_out: None,
                             review: None,
+                            edits: Vec::new(),
                         },
                     )
                     .await;

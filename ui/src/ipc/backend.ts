@@ -2,6 +2,7 @@
 // app talk to a `Backend`; only this folder knows about Tauri.
 import type {
   AgentSettings,
+  PersonEdit,
   AgentUpdate,
   CloseRequested,
   ExportFormat,
@@ -83,7 +84,8 @@ export interface Backend {
   getFileTexts(actionId: string, path: string): Promise<FileTexts>;
   getActionRenames(actionId: string): Promise<RenameRow[]>;
   /** `leaveOut` (apply only): a partial apply; absent or `null` = the whole action. */
-  resolveAction(action: ResolveChoice, reason: string, expectedId: string, leaveOut?: LeaveOut | null): Promise<ResolveOutcome>;
+  /** `edits`: the person's own text for some files (edit, then apply); apply only. */
+  resolveAction(action: ResolveChoice, reason: string, expectedId: string, leaveOut?: LeaveOut | null, edits?: PersonEdit[] | null): Promise<ResolveOutcome>;
   listHistory(): Promise<HistoryEntry[]>;
   listTools(): Promise<ToolInfo[]>;
   /** The end of an external tool's stderr log; rejects with `unknownTool` for a built-in tool. */

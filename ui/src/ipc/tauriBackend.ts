@@ -121,8 +121,12 @@ export function createTauriBackend(): Backend {
       call<FileDiff>('get_file_diff', { actionId, path, context }),
     getFileTexts: (actionId, path) => call<FileTexts>('get_file_texts', { actionId, path }),
     getActionRenames: (actionId) => call<RenameRow[]>('get_action_renames', { actionId }),
-    resolveAction: (action: ResolveChoice, reason, expectedId, leaveOut) =>
-      call<ResolveOutcome>('resolve_action', leaveOut ? { action, reason, expectedId, leaveOut } : { action, reason, expectedId }),
+    resolveAction: (action: ResolveChoice, reason, expectedId, leaveOut, edits) =>
+      call<ResolveOutcome>('resolve_action', {
+        action, reason, expectedId,
+        ...(leaveOut ? { leaveOut } : {}),
+        ...(edits && edits.length > 0 ? { edits } : {}),
+      }),
     listHistory: () => call<HistoryEntry[]>('list_history'),
     undoDecision: (decisionId, reason) => call<ResolveOutcome>('undo_decision', { decisionId, reason }),
     redoDecision: (decisionId, reason) => call<ResolveOutcome>('redo_decision', { decisionId, reason }),

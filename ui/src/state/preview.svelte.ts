@@ -125,6 +125,11 @@ export class Preview {
     }
   }
 
+  /** Both sides of one file whole (the editor of "edit, then apply" starts from them). */
+  fileTexts(actionId: string, path: string) {
+    return this.backend.getFileTexts(actionId, path);
+  }
+
   /**
    * The file's whole text (both sides), then its highlighting, whole file at a time in the
    * highlight worker. The diff is on screen meanwhile (plain text); a failure here only costs

@@ -1,6 +1,7 @@
 // The review state: the session, the queue (top first), the selection, the history and
 // the decision on the selected action. Components read it and call its methods; only
 // this module talks to the backend about the queue.
+import { PersonEdits } from './edits.svelte';
 import {
   toBackendError,
   type ActionSummary, type Backend, type HistoryEntry, type ResolveChoice, type SessionInfo, type ToolRunOutcome,
@@ -43,6 +44,8 @@ export class Review {
 
   /** What the person unticked, per action id (partial apply). */
   readonly picks = new PartialPicks();
+  /** Edit, then apply: the person's own text for files, per action. */
+  readonly edits = new PersonEdits();
 
   readonly selected = $derived(this.actions.find((a) => a.id === this.selectedId) ?? null);
   readonly top = $derived(this.actions[0] ?? null);
@@ -195,13 +198,17 @@ export class Review {
     try {
       // Nothing unticked: no `leaveOut`, today's full apply exactly.
       const leaveOut = choice === 'apply' ? this.picks.leaveOut(action.id) : null;
-      const outcome = leaveOut
-        ? await this.backend.resolveAction(choice, reason, action.id, leaveOut)
-        : await this.backend.resolveAction(choice, reason, action.id);
+      const edits = choice === 'apply' ? this.edits.list(action.id) : null;
+      const outcome = edits
+        ? await this.backend.resolveAction(choice, reason, action.id, leaveOut, edits)
+        : leaveOut
+          ? await this.backend.resolveAction(choice, reason, action.id, leaveOut)
+          : await this.backend.resolveAction(choice, reason, action.id);
       this.banner = { text: outcome.text, isError: outcome.isError };
       if (!outcome.isError) {
         delete this.reasons[action.id];
         this.picks.clear(action.id);
+        this.edits.clear(action.id);
       }
       await this.refreshAll();
       this.announcer.say(`${outcome.text.split('\n')[0]} ${pendingWords(this.actions.length)}`);

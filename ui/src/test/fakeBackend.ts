@@ -14,7 +14,7 @@ import type {
   QueueSnapshot, RenameRow, ResolveChoice, ResolveOutcome, ScriptStep, SessionInfo,
   ToolInfo, ToolLog, ToolProgress, ToolRunOutcome, SincePreview, LeaveOut, FileReplacements,
   FolderInfo, FolderList, FoldersChanged, InboxItem, DeskSettings, RevealAction,
-  CommentDraft, ReviewComment, Review,
+  CommentDraft, ReviewComment, Review, PersonEdit,
 } from '../ipc/generated/protocol';
 import DEMO_JSON from '../ipc/fixtures/demo.json';
 // The agent's events come from the protocol fixtures the Rust side round-trips, so the
@@ -91,6 +91,8 @@ export class FakeBackend implements Backend {
   private readonly replacements: Record<string, Record<string, FileReplacements>>;
   /** Every `leaveOut` an apply was sent with (`null`: a full apply), oldest first. */
   readonly leaveOuts: (LeaveOut | null)[] = [];
+  /** Every `edits` an apply was sent with (`null`: none), oldest first. */
+  readonly editsSent: (PersonEdit[] | null)[] = [];
   private history: HistoryEntry[] = [];
   private revision: number;
   private nextCall = 1;
@@ -333,7 +335,7 @@ export class FakeBackend implements Backend {
     return structuredClone(this.find(actionId).renames);
   }
 
-  async resolveAction(action: ResolveChoice, reason: string, expectedId: string, leaveOut: LeaveOut | null = null): Promise<ResolveOutcome> {
+  async resolveAction(action: ResolveChoice, reason: string, expectedId: string, leaveOut: LeaveOut | null = null, edits: PersonEdit[] | null = null): Promise<ResolveOutcome> {
     if (this.resolving) throw new BackendError('busy', 'Another resolve is already running. Wait for it to finish.');
     this.resolving = true;
     try {
@@ -394,8 +396,10 @@ export class FakeBackend implements Backend {
         }
         // The selection is kept for tests; what it leaves out is the engine's rule, not the double's.
         this.leaveOuts.push(leaveOut ? structuredClone(leaveOut) : null);
+        this.editsSent.push(edits && edits.length > 0 ? structuredClone(edits) : null);
         this.actions.shift();
-        const text = `Applied: ${top.label}.${reviewText(true)}`;
+        const head = edits && edits.length > 0 ? `Applied with the person's edits: ${top.label}.` : `Applied: ${top.label}.`;
+        const text = `${head}${reviewText(true)}`;
         record(text, false);
         this.bump();
         return settle({ isError: false, text, details, status: null });

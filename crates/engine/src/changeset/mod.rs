@@ -23,6 +23,7 @@
 //! `metadata` (per-file summaries and totals).
 
 mod commit;
+pub mod edits;
 pub mod drift;
 mod fsops;
 mod intent;

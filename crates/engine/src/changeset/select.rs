@@ -279,7 +279,7 @@ fn snippet(bytes: &[u8]) -> String {
 }
 
 /// A path as given, or without a leading `./`.
-fn normalise(path: &str) -> &str {
+pub(crate) fn normalise(path: &str) -> &str {
     path.strip_prefix("./").unwrap_or(path)
 }
 

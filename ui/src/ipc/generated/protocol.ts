@@ -479,7 +479,31 @@ export type ResolveDetails = { action: ResolveChoice, reason: string, sourceTool
 /**
  * The review sent with the decision; `null` when there was none.
  */
-review: Review | null, };
+review: Review | null, 
+/**
+ * Edit, then apply: each file the person edited, with the diff from the agent's
+ * proposal to what was written; absent when nothing was edited.
+ */
+edits?: Array<EditedFile>, };
+
+/**
+ * The person's own text for one file, sent with `resolve_action` (edit, then apply).
+ */
+export type PersonEdit = { path: string, 
+/**
+ * The file's whole new text, as it will be written.
+ */
+text: string, };
+
+/**
+ * What the person changed in one file before applying.
+ */
+export type EditedFile = { path: string, 
+/**
+ * Unified diff from the proposal (`--- proposal/<path>`) to what was written
+ * (`+++ written/<path>`).
+ */
+diff: string, };
 
 /**
  * One row of `list_history`, newest first.
