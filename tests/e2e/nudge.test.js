@@ -4,7 +4,8 @@
 // focused, an agent's preview in the other folder becomes a notification through Tauri's
 // notification plugin (who, which folder, what — no file contents), the window's title counts
 // what is pending, and clicking the notification (the server's `ActionInvoked "default"`)
-// brings the window to that folder and action. Turning notifications off is kept.
+// brings the window to that folder and action. The tray icon (the stand-in desktop's
+// StatusNotifierWatcher) carries the count. Turning notifications and the tray off is kept.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
@@ -21,6 +22,7 @@ const EDIT = { ops: [{ pat: "console.log($$$A)", out: "logger.debug($$$A)" }], l
 let driver;
 let browser;
 let server;
+let lines;
 let client;
 const record = path.join(tempDir("rd-e2e-nudge-rec-"), "notifications.jsonl");
 const wsA = tempDir("rd-e2e-nudge-a-", "tests/fixtures/shop");
@@ -29,15 +31,26 @@ const wsB = tempDir("rd-e2e-nudge-b-", "tests/fixtures/shop");
 const notifications = () =>
   fs.existsSync(record) ? fs.readFileSync(record, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
 
+const trayFile = path.join(path.dirname(record), "tray.json");
+/** The labels of the tray items registered on the stand-in desktop's tray, read now. */
+async function trayLabels() {
+  fs.rmSync(trayFile, { force: true });
+  server.stdin.write(`tray ${trayFile}\n`);
+  await until(() => fs.existsSync(trayFile), "the tray stand-in's answer", 5000);
+  return JSON.parse(fs.readFileSync(trayFile, "utf8")).map((i) => i.XAyatanaLabel);
+}
+
 /** Takes the keyboard focus away from the app's window, as switching to another program does. */
 const unfocus = () => execFileSync("python3", [path.join(root, "tests/e2e/x-unfocus.py")]);
 
 before(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
+  // Its own process group: the bus and whatever the bus starts (portals) are stopped with it.
   server = spawn("dbus-run-session", ["--", "/usr/bin/python3", path.join(root, "tests/e2e/notify-server.py"), record], {
     stdio: ["pipe", "pipe", "inherit"],
+    detached: true,
   });
-  const lines = readline.createInterface({ input: server.stdout });
+  lines = readline.createInterface({ input: server.stdout });
   const ready = await new Promise((resolve, reject) => {
     lines.once("line", resolve);
     server.once("exit", (code) => reject(new Error(`the notification stand-in exited (${code})`)));
@@ -60,7 +73,16 @@ after(async () => {
   await browser?.deleteSession().catch(() => {});
   driver?.kill();
   server?.stdin.end();
-  server?.kill();
+  lines?.close();
+  // The bus's services keep the output pipe open: read no more from it, and stop the group.
+  server?.stdout.destroy();
+  if (server?.pid) {
+    try {
+      process.kill(-server.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
 });
 
 test("an agent's preview in a background folder becomes a notification; its click shows that action", async () => {
@@ -77,6 +99,13 @@ test("an agent's preview in a background folder becomes a notification; its clic
   const b = fs.realpathSync(wsB);
   const tab = `[data-testid="folder-tab"][data-root="${b}"]`;
   await browser.$(tab).waitForExist(WAIT);
+  // The person goes on reading folder A, then switches to another program.
+  const a = fs.realpathSync(wsA);
+  await browser.$(`[data-testid="folder-tab"][data-root="${a}"] [data-testid="folder-name"]`).click();
+  await browser.waitUntil(async () => (await browser.$('[data-testid="workspace-name"]').getText()) === path.basename(a), {
+    ...WAIT,
+    timeoutMsg: "folder A is shown",
+  });
   unfocus();
   const out = await client.callTool({ name: "ast_edit", arguments: EDIT });
   assert.notEqual(out.isError, true, textOf(out));
@@ -88,10 +117,11 @@ test("an agent's preview in a background folder becomes a notification; its clic
   assert.equal(n.body, `claude-code sent a preview for your review in ${name}: AST Edit: 3 replacements in 1 file`);
   assert.ok(!/console\.|logger\./.test(n.body), "never file contents");
   assert.ok(n.actions.includes("default"), "a click on it is reported");
-  await browser.waitUntil(async () => (await browser.getTitle()) === "Resolve Desk (1 pending)", {
-    ...WAIT,
-    timeoutMsg: "the title counts the pending action",
-  });
+  // The native window's title (WebDriver's getTitle is the page's): read from the X server.
+  const titles = () => execFileSync("python3", [path.join(root, "tests/e2e/wm-close.py"), "--titles"], { encoding: "utf8" });
+  await until(() => titles().split("\n").includes("Resolve Desk (1 pending)"), "the title counts the pending action", WAIT.timeout);
+  // The tray (the desktop's StatusNotifierWatcher) shows the same count on the app's icon.
+  await until(async () => (await trayLabels()).includes("1"), "the tray icon's label counts the pending action", WAIT.timeout);
 
   // The folder on screen is A; the click brings B with that action.
   assert.equal(await browser.$('[data-testid="workspace-name"]').getText(), path.basename(fs.realpathSync(wsA)));
@@ -114,5 +144,9 @@ test("notifications can be turned off in the inbox, and stay off", async () => {
   await box.click();
   const file = path.join(process.env.XDG_CONFIG_HOME, "resolve-desk", "desk.json");
   await until(() => fs.existsSync(file) && JSON.parse(fs.readFileSync(file, "utf8")).notifications === false, "the setting is saved");
+  const tray = await browser.$('[data-testid="setting-tray"]');
+  assert.equal(await tray.isSelected(), true, "the tray icon is on by default");
+  await tray.click();
+  await until(() => JSON.parse(fs.readFileSync(file, "utf8")).tray === false, "the tray setting is saved");
   await browser.keys("Escape");
 });
