@@ -80,3 +80,33 @@ test("the lines after the last change unfold from the file and the end scrolls i
   const last = (await rows()).find(([, n]) => n === 20000);
   assert.match(last[2], /const tail19999 = 19999;/);
 });
+
+test("the 20,000-line file opens in the editor, drawn a screen at a time, and an edit in it is kept", async () => {
+  await browser.$('[data-testid="edit-file-button"]').click();
+  const text = await browser.$('[data-testid="editor-text"]');
+  await text.waitForDisplayed({ ...WAIT, timeoutMsg: "the editor opens on the 20,000-line file" });
+  const drawn = () => browser.execute(() => document.querySelectorAll(".cm-merge-b .cm-line").length);
+  assert.ok((await drawn()) < 600, `only the lines in view are drawn, got ${await drawn()}`);
+  // Scrolled to the end: the last lines are drawn with their numbers, and still only a screenful.
+  await browser.waitUntil(
+    () =>
+      browser.execute(() => {
+        const scroller = document.querySelector(".cm-mergeView");
+        scroller.scrollTop = scroller.scrollHeight;
+        return [...document.querySelectorAll(".cm-merge-b .cm-lineNumbers .cm-gutterElement")].some((g) => Number(g.textContent) >= 20000);
+      }),
+    { ...WAIT, timeoutMsg: "line 20,000 never showed in the editor" },
+  );
+  assert.ok((await drawn()) < 600, `still only the lines in view, got ${await drawn()}`);
+  const last = await browser.$$(".cm-merge-b .cm-line");
+  await last[last.length - 1].click();
+  for (const key of "// checked") await browser.keys(key);
+  await browser.waitUntil(
+    () => browser.execute(() => [...document.querySelectorAll(".cm-merge-b .cm-line")].some((l) => l.textContent.includes("// checked"))),
+    { ...WAIT, timeoutMsg: "the typed text is in the editor" },
+  );
+  await browser.saveScreenshot(path.join(SHOTS, "edit-20000-lines.png"));
+  await browser.$('[data-testid="editor-keep"]').click();
+  await browser.$('[data-testid="file-edited"]').waitForDisplayed({ ...WAIT, timeoutMsg: "the edit is kept" });
+  assert.match(await browser.$('[data-testid="apply-button"]').getText(), /Apply with my edits \(1 file\)/);
+});

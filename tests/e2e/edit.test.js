@@ -62,7 +62,13 @@ test("the person's edit is what gets written, and the agent reads what changed f
     // Typed by hand at the top of the proposal, as a person does.
     await text.click();
     await browser.keys(["Control", "Home"]);
-    await browser.keys([...MINE, "Enter"]);
+    // One key at a time, as a person types (a burst of synthetic keys can lose repeats).
+    for (const key of [...MINE, "Enter"]) await browser.keys(key);
+    const firstLine = () => browser.execute(() => document.querySelector(".cm-merge-b .cm-line")?.textContent ?? "");
+    await browser.waitUntil(async () => (await firstLine()) === MINE, {
+      ...WAIT,
+      timeoutMsg: "the typed line is the first line of what will be written",
+    });
     await browser.saveScreenshot(path.join(SHOTS, "edit-then-apply.png"));
     await browser.$('[data-testid="editor-keep"]').click();
     await browser.$('[data-testid="file-edited"]').waitForDisplayed({ ...WAIT, timeoutMsg: "the edit is kept with the action" });
