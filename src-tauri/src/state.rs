@@ -354,7 +354,7 @@ impl AppState {
                 });
             }
         }
-        items.sort_by(|a, b| b.action.created_at_ms.cmp(&a.action.created_at_ms));
+        items.sort_by_key(|b| std::cmp::Reverse(b.action.created_at_ms));
         items
     }
 
@@ -389,7 +389,7 @@ impl AppState {
             let index = index.min(f.list.len() - 1);
             let show_it = match show {
                 Show::Yes => true,
-                Show::IfIdle => f.active().is_demo || f.active().session.store().len() == 0,
+                Show::IfIdle => f.active().is_demo || f.active().session.store().is_empty(),
             };
             if show_it && f.active != index {
                 f.show(index);

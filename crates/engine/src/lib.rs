@@ -64,11 +64,11 @@ pub mod vocab;
 pub mod waits;
 pub mod workspace;
 
+pub use changeset::edits::{EditedFile, PersonEdit};
 pub use changeset::{
     plural, recover, ApplyContext, ApplyError, ApplyReport, Change, ChangeCounts, ChangeKind, ChangeSet, ContentHash,
     EntryKind, FileSummary, Recovery, RecoveryOutcome, Refusal, RefusalReason,
 };
-pub use changeset::edits::{EditedFile, PersonEdit};
 pub use changeset::{Affected, SincePreview};
 pub use changeset::{LeaveOut, LeftOutReplacements, PartialApply, Replacement, ReplacementRow, Replacements};
 pub use custom::{CustomToolApi, CustomToolPendingAction, ToolFactory};

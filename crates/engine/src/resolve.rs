@@ -155,7 +155,10 @@ impl ResolveParams {
             for e in &edits {
                 let path = crate::changeset::select::normalise(&e.path);
                 let left_out = leave_out.files.iter().any(|f| crate::changeset::select::normalise(f) == path)
-                    || leave_out.replacements.iter().any(|(f, ids)| !ids.is_empty() && crate::changeset::select::normalise(f) == path);
+                    || leave_out
+                        .replacements
+                        .iter()
+                        .any(|(f, ids)| !ids.is_empty() && crate::changeset::select::normalise(f) == path);
                 if left_out {
                     return Err(invalid(format!(
                         "\"{}\" is both edited and left out: keep your edit and apply the file, or leave it out and drop the edit.",
@@ -629,7 +632,9 @@ impl Tool for ResolveTool {
                             Some(p) => p,
                             None => {
                                 let ws = self.workspace.clone().ok_or_else(|| {
-                                    ToolError::Failed("No workspace is open in this runtime; apply without edits.".into())
+                                    ToolError::Failed(
+                                        "No workspace is open in this runtime; apply without edits.".into(),
+                                    )
                                 })?;
                                 let cs = top.change_set.clone().ok_or_else(|| {
                                     ToolError::InvalidParams(format!(
@@ -661,7 +666,8 @@ impl Tool for ResolveTool {
                 let run = match &part {
                     None => (top.apply)(reason.clone()),
                     Some((kept, partial, ws)) => {
-                        apply_part(&top.label, kept.clone(), partial.as_ref(), details.edits.as_deref(), ws.clone()).boxed()
+                        apply_part(&top.label, kept.clone(), partial.as_ref(), details.edits.as_deref(), ws.clone())
+                            .boxed()
                     }
                 };
                 let apply = crate::changeset::recovery::APPLYING.scope(applying, run);

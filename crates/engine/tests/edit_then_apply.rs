@@ -63,7 +63,9 @@ async fn the_persons_text_is_written_and_the_agent_reads_what_changed_from_its_p
     let (d, s) = session(ResolvePolicy::Human);
     let id = push(&s, d.path());
     let mine = "info(1);\ninfo(2);\n// reviewed\n";
-    let outcome = s.resolve(Actor::Person, resolve(&id, vec![edit("a.ts", mine), edit("new.ts", "export const x = 1;\n")], None)).await;
+    let outcome = s
+        .resolve(Actor::Person, resolve(&id, vec![edit("a.ts", mine), edit("new.ts", "export const x = 1;\n")], None))
+        .await;
     let (details, text) = match outcome {
         ResolveOutcome::Decided { details, text, decided_by } => {
             assert_eq!(decided_by, Actor::Person);
@@ -94,7 +96,10 @@ async fn an_edit_is_pinned_to_the_previewed_original_and_a_changed_file_is_stale
     let id = push(&s, d.path());
     write(d.path(), "a.ts", "someone else's change\n");
     let outcome = s.resolve(Actor::Person, resolve(&id, vec![edit("a.ts", "mine\n")], None)).await;
-    assert!(matches!(outcome, ResolveOutcome::ApplyFailed { status: Some(ActionStatus::Stale { .. }), .. }), "{outcome:?}");
+    assert!(
+        matches!(outcome, ResolveOutcome::ApplyFailed { status: Some(ActionStatus::Stale { .. }), .. }),
+        "{outcome:?}"
+    );
     assert_eq!(read(d.path(), "a.ts"), "someone else's change\n", "nothing written over it");
     assert!(!d.path().join("new.ts").exists(), "nothing of the action was written");
     assert_eq!(s.store().top().unwrap().id, id, "still pending");
@@ -121,7 +126,11 @@ async fn wrong_edits_are_refused_by_name_and_nothing_is_written() {
         }
     }
     let r = s
-        .call(Actor::Person, "resolve", json!({"action": "discard", "reason": "r", "edits": [{"path": "a.ts", "text": "x"}]}))
+        .call(
+            Actor::Person,
+            "resolve",
+            json!({"action": "discard", "reason": "r", "edits": [{"path": "a.ts", "text": "x"}]}),
+        )
         .await;
     assert!(r.is_error && r.text_content().contains("`edits` are only for \"apply\""), "{}", r.text_content());
     assert_eq!(read(d.path(), "a.ts"), A);
@@ -159,7 +168,10 @@ async fn an_edit_with_a_partial_apply_writes_the_edit_and_leaves_the_rest_out() 
         }
         other => panic!("not decided: {other:?}"),
     };
-    assert!(text.starts_with("Applied with the person's edits: AST Edit: 3 files.\nLeft out 1 of 3 files: b.ts\n"), "{text}");
+    assert!(
+        text.starts_with("Applied with the person's edits: AST Edit: 3 files.\nLeft out 1 of 3 files: b.ts\n"),
+        "{text}"
+    );
     assert_eq!(read(d.path(), "a.ts"), "mine\n");
     assert_eq!(read(d.path(), "b.ts"), B, "left out");
 }

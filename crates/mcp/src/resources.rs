@@ -145,9 +145,9 @@ pub(crate) fn on_change(change: &StoreChange, subscribed: &Subscriptions) -> (bo
     match change {
         StoreChange::Pushed { .. } => (true, Vec::new()),
         StoreChange::Removed { id } | StoreChange::Decided { id } => (true, updated(id)),
-        StoreChange::StatusChanged { id } | StoreChange::ProposalChanged { id } | StoreChange::CommentsChanged { id } => {
-            (false, updated(id))
-        }
+        StoreChange::StatusChanged { id }
+        | StoreChange::ProposalChanged { id }
+        | StoreChange::CommentsChanged { id } => (false, updated(id)),
         StoreChange::Cleared { .. } | StoreChange::Restored { .. } => (true, subscribed.all()),
     }
 }

@@ -68,8 +68,8 @@ pub use notice::{Notice, NoticeAction, NoticeLevel};
 pub use partial::{FileReplacement, FileReplacements, LeaveOut};
 pub use queue::{ActionCounts, ActionKind, ActionStatus, ActionSummary, Proposal, QueueSnapshot, ToolCallInfo};
 pub use resolve::{
-    ExportFormat, ExportOutcome, HistoryEntry, HistoryOutcome, HistoryPage, HistoryQuery, ResolveChoice,
-    EditedFile, PersonEdit, ResolveDetails, ResolveOutcome, UndoInfo, UndoState,
+    EditedFile, ExportFormat, ExportOutcome, HistoryEntry, HistoryOutcome, HistoryPage, HistoryQuery, PersonEdit,
+    ResolveChoice, ResolveDetails, ResolveOutcome, UndoInfo, UndoState,
 };
 pub use review::{CommentDraft, CommentSide, Review, ReviewComment};
 pub use session::{Policy, SessionInfo};

@@ -70,9 +70,8 @@ impl ChangeSet {
                 Some(Change::Edit { .. } | Change::Create { .. }) => {}
             }
         }
-        let text_of = |path: &str| {
-            edits.iter().find(|e| super::select::normalise(&e.path) == path).map(|e| e.text.as_bytes())
-        };
+        let text_of =
+            |path: &str| edits.iter().find(|e| super::select::normalise(&e.path) == path).map(|e| e.text.as_bytes());
         let mut out = ChangeSet::new();
         let mut edited = Vec::new();
         for change in &self.changes {
@@ -164,7 +163,9 @@ mod tests {
         let (out, edited) =
             cs.with_edits(&[edit("src/new.ts", "export const x = 1;\n"), edit("src/a.ts", "one\n2\nthree\n")]).unwrap();
         assert_eq!(edited.iter().map(|e| e.path.as_str()).collect::<Vec<_>>(), ["src/new.ts"]);
-        assert!(matches!(&out.changes()[1], Change::Create { contents, .. } if &contents[..] == b"export const x = 1;\n"));
+        assert!(
+            matches!(&out.changes()[1], Change::Create { contents, .. } if &contents[..] == b"export const x = 1;\n")
+        );
     }
 
     #[test]

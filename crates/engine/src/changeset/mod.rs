@@ -23,8 +23,8 @@
 //! `metadata` (per-file summaries and totals).
 
 mod commit;
-pub mod edits;
 pub mod drift;
+pub mod edits;
 mod fsops;
 mod intent;
 mod lock;
