@@ -106,6 +106,30 @@ test("two folders, two agents: each preview lands in its folder's stack; applyin
   await browser.waitUntil(async () => (await tabOf(wsB))?.pending === 2, { ...WAIT, timeoutMsg: "B's tab counts its two previews" });
   assert.equal((await tabOf(wsA)).pending, 1);
   assert.deepEqual(await cardLabels(), ["AST Edit: 3 replacements in 1 file"], "A's stack only");
+
+  // The Inbox: every folder's pending actions, newest push first, each with its folder, its
+  // agent and its place in its folder's stack; opening one goes to that folder's stack.
+  await browser.$('[data-testid="inbox-button"]').click();
+  await browser.waitUntil(async () => (await browser.$$('[data-testid="inbox-item"]').length) === 3, {
+    ...WAIT,
+    timeoutMsg: "the inbox lists the three pending actions",
+  });
+  const inbox = await browser.execute(() =>
+    [...document.querySelectorAll('[data-testid="inbox-item"]')].map((i) => [
+      i.dataset.root,
+      i.dataset.position,
+      i.querySelector('[data-testid="inbox-agent"]').textContent.trim(),
+    ]),
+  );
+  const [a, b] = [fs.realpathSync(wsA), fs.realpathSync(wsB)];
+  assert.deepEqual(inbox, [
+    [b, "1", "by agent-b"],
+    [b, "2", "by agent-b"],
+    [a, "1", "by agent-a"],
+  ], "newest push first: B's two (its top first), then A's");
+  await browser.saveScreenshot(path.join(SHOTS, "inbox.png"));
+  await browser.keys("Escape");
+  await browser.$('[data-testid="inbox-panel"]').waitForDisplayed({ ...WAIT, reverse: true });
   // The native window's title (WebDriver's getTitle is the page's): read from the X server.
   const titles = () => execFileSync("python3", [path.join(root, "tests/e2e/wm-close.py"), "--titles"], { encoding: "utf8" });
   await browser.waitUntil(async () => titles().split("\n").includes("Resolve Desk (3 pending)"), {
