@@ -11,13 +11,12 @@
 //! process). One JSON line each way: [`JoinRequest`] → [`JoinReply`]. Keyed by the data folder
 //! because two desks with different journals cannot share one window.
 
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::UnixListener;
 use tokio_util::sync::CancellationToken;
 
 /// The longest request line the desk reads (a path and a flag).
@@ -105,20 +104,7 @@ impl Drop for ControlServer {
 /// Listens on `path` (see [`control_path`]) and hands each request of a process of this user
 /// to `handle`. Refused when another desk already listens there. Must run inside the runtime.
 pub fn serve(path: &Path, handle: Handler) -> Result<ControlServer, resolve_mcp::SocketError> {
-    use resolve_mcp::SocketError;
-    resolve_mcp::check_socket_path(path)?;
-    resolve_mcp::ensure_private_dir(path.parent().unwrap_or(Path::new("/")))?;
-    if std::fs::symlink_metadata(path).is_ok() {
-        if std::os::unix::net::UnixStream::connect(path).is_ok() {
-            return Err(SocketError::AlreadyServed(path.into()));
-        }
-        // Left behind by a desk that crashed.
-        let _ = std::fs::remove_file(path);
-    }
-    let listener = UnixListener::bind(path).map_err(|source| SocketError::Bind { path: path.into(), source })?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-        .map_err(|source| SocketError::Bind { path: path.into(), source })?;
-    let meta = std::fs::symlink_metadata(path).map_err(|source| SocketError::Bind { path: path.into(), source })?;
+    let (listener, inode) = resolve_mcp::bind_private(path)?;
     let shutdown = CancellationToken::new();
     let stop = shutdown.clone();
     let shown = path.to_path_buf();
@@ -156,7 +142,7 @@ pub fn serve(path: &Path, handle: Handler) -> Result<ControlServer, resolve_mcp:
             });
         }
     });
-    Ok(ControlServer { path: path.into(), inode: (meta.dev(), meta.ino()), shutdown })
+    Ok(ControlServer { path: path.into(), inode, shutdown })
 }
 
 /// Serves the app's control socket at `path`: a folder asked for is opened beside the others
@@ -193,6 +179,8 @@ async fn answer<R: tauri::Runtime>(app: &tauri::AppHandle<R>, request: JoinReque
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
     use std::sync::Arc;
 

@@ -60,7 +60,7 @@ pub use progress::PROGRESS_EVERY;
 pub use resources::{DIFF_WINDOW_BYTES, PENDING_URI_PREFIX};
 pub use server::{serve, serve_until, DeskServer, ServeError, MAX_RESOLVE_WAIT_SECS, RESOLVE_WAIT_META};
 pub use socket::{
-    check_socket_path, connect_checked, ensure_private_dir, listen, peer_problem, runtime_dir, socket_path,
+    bind_private, check_socket_path, connect_checked, ensure_private_dir, listen, peer_problem, runtime_dir, socket_path,
     socket_path_in, SocketError, SocketServer, MAX_SOCKET_PATH,
 };
 

@@ -198,6 +198,19 @@ pub struct SocketServer {
 /// MCP client served by [`crate::serve`], all sharing the session. Must be called inside a
 /// tokio runtime.
 pub fn listen(path: &Path, session: Arc<Session>) -> Result<SocketServer, SocketError> {
+    let (listener, inode) = bind_private(path)?;
+    let shutdown = CancellationToken::new();
+    let accept = tokio::spawn(accept_loop(listener, path.into(), session.clone(), shutdown.clone()));
+    Ok(SocketServer { path: path.into(), inode, session, shutdown, accept: Some(accept) })
+}
+
+/// Binds a socket only this user can reach at `path`: the path's length checked, its folder a
+/// private folder of this user (0700, made if missing), the socket 0600; refused when a live
+/// server already listens there, a socket left by a crashed one replaced. Returns the listener
+/// and the socket's (device, inode), so its owner removes only its own socket. Every socket of
+/// the desk (the MCP sockets, the app's control socket) is bound here. Must be called inside a
+/// tokio runtime.
+pub fn bind_private(path: &Path) -> Result<(UnixListener, (u64, u64)), SocketError> {
     check_socket_path(path)?;
     let dir = path.parent().unwrap_or(Path::new("/"));
     ensure_private_dir(dir)?;
@@ -212,9 +225,7 @@ pub fn listen(path: &Path, session: Arc<Session>) -> Result<SocketServer, Socket
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
         .map_err(|source| SocketError::Bind { path: path.into(), source })?;
     let meta = std::fs::symlink_metadata(path).map_err(|source| SocketError::Bind { path: path.into(), source })?;
-    let shutdown = CancellationToken::new();
-    let accept = tokio::spawn(accept_loop(listener, path.into(), session.clone(), shutdown.clone()));
-    Ok(SocketServer { path: path.into(), inode: (meta.dev(), meta.ino()), session, shutdown, accept: Some(accept) })
+    Ok((listener, (meta.dev(), meta.ino())))
 }
 
 async fn accept_loop(listener: UnixListener, path: PathBuf, session: Arc<Session>, shutdown: CancellationToken) {
