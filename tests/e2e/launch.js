@@ -162,6 +162,26 @@ export async function startAppWithMcp(prefix) {
 }
 
 /**
+ * An MCP client named `name` (the official TypeScript SDK) joined to the open window's folder
+ * `ws` through the real `rdesk mcp --workspace`. `desk`: the app `rdesk` may start when no
+ * window has the folder (`/bin/false`: the app under test must be the one joined).
+ */
+export async function mcpAgent(name, ws, desk = "/bin/false") {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const client = new Client({ name, version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({
+      command: rdeskBinary(),
+      args: ["mcp", "--workspace", ws],
+      env: { ...process.env, RESOLVE_DESK_BIN: desk },
+      stderr: "inherit",
+    }),
+  );
+  return client;
+}
+
+/**
  * Resident memory (KiB, VmRSS) of process `pid` (`app`) and the sum over its descendants
  * (`webkit`: WebKit's web and network processes are the app's children). For the benchmarks.
  */

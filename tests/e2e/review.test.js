@@ -8,9 +8,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { rdeskBinary, startAppWithMcp, textOf, SHOTS } from "./launch.js";
+import { mcpAgent, startAppWithMcp, textOf, SHOTS } from "./launch.js";
 
 const WAIT = { timeout: 20000, interval: 100 };
 const EDIT = { ops: [{ pat: "console.log($$$A)", out: "logger.debug($$$A)" }], lang: "ts", path: "src/apply.ts" };
@@ -30,15 +28,7 @@ after(async () => {
 });
 
 test("a line comment and Request changes reach the waiting agent in one resolve result", async () => {
-  const client = new Client({ name: "e2e-reviewer", version: "1.0.0" });
-  await client.connect(
-    new StdioClientTransport({
-      command: rdeskBinary(),
-      args: ["mcp", "--workspace", ws],
-      env: { ...process.env, RESOLVE_DESK_BIN: "/bin/false" },
-      stderr: "inherit",
-    }),
-  );
+  const client = await mcpAgent("e2e-reviewer", ws);
   try {
     const before = fs.readFileSync(path.join(ws, "src/apply.ts"), "utf8");
     const preview = await client.callTool({ name: "ast_edit", arguments: EDIT });
