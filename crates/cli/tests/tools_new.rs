@@ -114,7 +114,11 @@ fn an_installed_rdesk_prints_the_sdk_under_its_prefix() {
     }
     std::fs::create_dir(prefix.path().join("bin")).unwrap();
     let exe = prefix.path().join("bin/rdesk");
-    std::fs::copy(env!("CARGO_BIN_EXE_rdesk"), &exe).unwrap();
+    // A hard link, not a copy: a copy's written file can still be open in a process another
+    // test thread forks at that moment, and executing it then fails with "Text file busy".
+    if std::fs::hard_link(env!("CARGO_BIN_EXE_rdesk"), &exe).is_err() {
+        std::fs::copy(env!("CARGO_BIN_EXE_rdesk"), &exe).unwrap();
+    }
     let out = Command::new(&exe).arg("sdk-path").output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), std::fs::canonicalize(&sdk).unwrap().to_str().unwrap());
