@@ -60,8 +60,8 @@ pub use progress::PROGRESS_EVERY;
 pub use resources::{DIFF_WINDOW_BYTES, PENDING_URI_PREFIX};
 pub use server::{serve, serve_until, DeskServer, ServeError, MAX_RESOLVE_WAIT_SECS, RESOLVE_WAIT_META};
 pub use socket::{
-    bind_private, check_socket_path, connect_checked, ensure_private_dir, listen, peer_problem, runtime_dir, socket_path,
-    socket_path_in, SocketError, SocketServer, MAX_SOCKET_PATH,
+    bind_private, check_socket_path, connect_checked, ensure_private_dir, listen, peer_problem, runtime_dir,
+    socket_path, socket_path_in, SocketError, SocketServer, MAX_SOCKET_PATH,
 };
 
 /// Closes `session` for every client (`Session::close`): waiting resolves end with a
