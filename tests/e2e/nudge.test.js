@@ -18,6 +18,7 @@ import { appBinary, rdeskBinary, root, startDriver, tempDir, textOf, until, SHOT
 
 const WAIT = { timeout: 30000, interval: 100 };
 const EDIT = { ops: [{ pat: "console.log($$$A)", out: "logger.debug($$$A)" }], lang: "ts", path: "src/apply.ts" };
+const WAIT_EDIT = { ops: [{ pat: "oldName($A)", out: "newName($A)" }], lang: "ts", path: "src/stale.ts" };
 
 let driver;
 let browser;
@@ -149,4 +150,25 @@ test("notifications can be turned off in the inbox, and stay off", async () => {
   await tray.click();
   await until(() => JSON.parse(fs.readFileSync(file, "utf8")).tray === false, "the tray setting is saved");
   await browser.keys("Escape");
+});
+
+test("an agent that starts waiting on resolve in the background is a notification too", async () => {
+  // Pushed while notifications are off: no notification, nothing remembered for that action.
+  const out = await client.callTool({ name: "ast_edit", arguments: WAIT_EDIT });
+  assert.notEqual(out.isError, true, textOf(out));
+  const before = notifications().length;
+  await browser.$('[data-testid="inbox-button"]').click();
+  const box = await browser.$('[data-testid="setting-notifications"]');
+  await box.waitForDisplayed(WAIT);
+  await box.click();
+  const file = path.join(process.env.XDG_CONFIG_HOME, "resolve-desk", "desk.json");
+  await until(() => JSON.parse(fs.readFileSync(file, "utf8")).notifications === true, "notifications are on again");
+  await browser.keys("Escape");
+  unfocus();
+  // The agent now waits for the person's decision (bounded; ended with the client after this test).
+  client.callTool({ name: "resolve", arguments: { action: "apply", reason: "please check" } }, undefined, { timeout: 120000 }).catch(() => {});
+  await until(() => notifications().length > before, "a notification for the waiting agent", WAIT.timeout);
+  const n = notifications().at(-1);
+  const name = path.basename(fs.realpathSync(wsB));
+  assert.equal(n.body, `claude-code is waiting for your review in ${name}: AST Edit: 1 replacement in 1 file`);
 });
