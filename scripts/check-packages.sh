@@ -60,21 +60,21 @@ EXPECTED=(
   usr/share/fish/vendor_completions.d/rdesk.fish
   usr/share/man/man1/rdesk.1
   usr/share/man/man1/rdesk-tools.1
-  usr/share/applications/resolve-desk.desktop
+  "usr/share/applications/Resolve Desk.desktop"
   usr/share/icons/hicolor/128x128/apps/resolve-desk.png
 )
 
 has_all() { # $1: a file list, one path a line
   for f in "${EXPECTED[@]}"; do
-    grep -qE "(^|/|\./)$f\$" <<<"$1" || fail "$2 lacks /$f"
+    grep -qE "(^|/| )$f\$" <<<"$1" || fail "$2 lacks /$f"
   done
 }
 
 # A tool from each template, with the SDK of the unpacked root, through `rdesk run`.
-template_round() { # $1: the rdesk to use
+template_round() { # $1: the rdesk to use; $2: which package (names its folders)
   local rdesk=$1 lang home ws out
   for lang in js python; do
-    home="$TMP/home-$lang"; ws="$TMP/ws-$lang"
+    home="$TMP/$2-home-$lang"; ws="$TMP/$2-ws-$lang"
     mkdir -p "$home" "$ws"
     XDG_CONFIG_HOME="$home/config" XDG_STATE_HOME="$home/state" \
       "$rdesk" tools new add_line --lang "$lang" --user >/dev/null
@@ -94,19 +94,23 @@ template_round() { # $1: the rdesk to use
 if [ -n "$DEB" ]; then
   root="$TMP/deb-root"
   dpkg-deb -x "$DEB" "$root"
-  has_all "$(dpkg-deb --contents "$DEB" | awk '{print $6}')" "$(basename "$DEB")"
+  has_all "$(dpkg-deb --contents "$DEB")" "$(basename "$DEB")"
   "$root/usr/bin/rdesk" --version | grep -q '^rdesk ' || fail ".deb: rdesk --version"
   "$root/usr/bin/resolve-desk" --version | grep -q '^resolve-desk ' || fail ".deb: resolve-desk --version"
   [ "$("$root/usr/bin/rdesk" sdk-path)" = "$(realpath "$root/usr/share/resolve-desk/sdk")" ] \
     || fail ".deb: rdesk sdk-path printed $("$root/usr/bin/rdesk" sdk-path)"
-  desktop="$root/usr/share/applications/resolve-desk.desktop"
+  # The bundler names the entry after the product name.
+  desktop="$root/usr/share/applications/Resolve Desk.desktop"
   grep -qE '^Exec=resolve-desk %F$' "$desktop" || fail ".deb: the desktop entry's Exec takes folders: $(grep Exec "$desktop")"
   grep -q '^MimeType=inode/directory;' "$desktop" || fail ".deb: the desktop entry opens folders (MimeType)"
   for sub in run tools agent mcp; do
     grep -q "$sub" "$root/usr/share/bash-completion/completions/rdesk" || fail ".deb: bash completion lacks $sub"
   done
-  template_round "$root/usr/bin/rdesk"
-  ok ".deb $(basename "$DEB"): files, --version of both, sdk-path, desktop entry, js and python templates through rdesk run"
+  template_round "$root/usr/bin/rdesk" deb
+  # Its dependencies resolve on this system: what `apt install ./resolve-desk_*.deb` would do.
+  apt-get install -s "$DEB" >"$TMP/apt.log" 2>&1 || fail ".deb: apt cannot install it: $(tail -3 "$TMP/apt.log")"
+  grep -q '^Inst resolve-desk ' "$TMP/apt.log" || fail ".deb: apt would not install it: $(tail -3 "$TMP/apt.log")"
+  ok ".deb $(basename "$DEB"): apt would install it, files, --version of both, sdk-path, desktop entry, js and python templates through rdesk run"
 fi
 
 if [ -n "$RPM" ]; then
@@ -114,10 +118,17 @@ if [ -n "$RPM" ]; then
   has_all "$list" "$(basename "$RPM")"
   root="$TMP/rpm-root"
   mkdir -p "$root"
-  (cd "$root" && rpm2cpio "$RPM" | cpio -idm --quiet)
+  # Debian's rpm2cpio exits 1 on an unsigned package after writing the whole payload; the
+  # digests are checked by rpm -K, and the binaries below must run.
+  rpm -K --nosignature "$RPM" >/dev/null || fail ".rpm: its digests do not match (rpm -K)"
+  rpm2cpio "$RPM" >"$TMP/rpm.cpio" || true
+  (cd "$root" && cpio -idm --quiet <"$TMP/rpm.cpio")
   "$root/usr/bin/rdesk" --version | grep -q '^rdesk ' || fail ".rpm: rdesk --version"
   "$root/usr/bin/resolve-desk" --version | grep -q '^resolve-desk ' || fail ".rpm: resolve-desk --version"
-  ok ".rpm $(basename "$RPM"): rpm -qlp lists every file; both binaries answer --version"
+  [ "$("$root/usr/bin/rdesk" sdk-path)" = "$(realpath "$root/usr/share/resolve-desk/sdk")" ] \
+    || fail ".rpm: rdesk sdk-path printed $("$root/usr/bin/rdesk" sdk-path)"
+  template_round "$root/usr/bin/rdesk" rpm
+  ok ".rpm $(basename "$RPM"): digests, rpm -qlp lists every file, --version of both, sdk-path, js and python templates through rdesk run"
 fi
 
 if [ -n "$APPIMAGE" ]; then

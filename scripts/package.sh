@@ -108,5 +108,11 @@ for deb in "$BUNDLE_DIR"/deb/*.deb; do
   target="$BUNDLE_DIR/deb/resolve-desk_$(basename "$deb" | sed -E 's/^.*_([^_]+_[^_]+\.deb)$/\1/')"
   [ "$deb" = "$target" ] || mv "$deb" "$target"
 done
+for rpm in "$BUNDLE_DIR"/rpm/*.rpm; do
+  [ -e "$rpm" ] || continue
+  target="$BUNDLE_DIR/rpm/resolve-desk-$(basename "$rpm" | sed -E 's/^.*-([^-]+-[^-]+\.[^.]+\.rpm)$/\1/')"
+  [ "$rpm" = "$target" ] || mv "$rpm" "$target"
+done
 echo "package: made ${made[*]:-nothing} (version $VERSION):"
-ls -1 "$BUNDLE_DIR"/deb/*.deb "$BUNDLE_DIR"/rpm/*.rpm "$BUNDLE_DIR"/appimage/*.AppImage "$BUNDLE_DIR"/sdk/* 2>/dev/null
+find "$BUNDLE_DIR"/deb "$BUNDLE_DIR"/rpm "$BUNDLE_DIR"/appimage "$BUNDLE_DIR"/sdk -maxdepth 1 -type f \
+  \( -name '*.deb' -o -name '*.rpm' -o -name '*.AppImage' -o -name '*.tgz' -o -name '*.whl' \) 2>/dev/null | sort

@@ -14,7 +14,9 @@ PKGS=(build-essential pkg-config curl wget file libwebkit2gtk-4.1-dev libxdo-dev
       dbus-daemon python3-dbus python3-gi
       # The API key in the Secret Service (keyring crate: libdbus), and a real Secret Service
       # for its test (gnome-keyring-daemon under dbus-run-session).
-      libdbus-1-dev gnome-keyring)
+      libdbus-1-dev gnome-keyring
+      # scripts/check-packages.sh reads the .rpm (rpm -qlp, rpm2cpio | cpio).
+      rpm cpio)
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || PKGS+=(python3 python3-venv)
 command -v npm >/dev/null 2>&1 || PKGS+=(npm)

@@ -1,7 +1,7 @@
 //! `rdesk completions SHELL` and `rdesk man`: shell completion scripts (clap_complete) and
 //! manual pages (clap_mangen) generated from the same clap definition `rdesk` parses with,
 //! so they can never list a subcommand or an option that does not exist. The packages
-//! (a package build) run both at build time and install what they print.
+//! (scripts/package.sh) run both at build time and install what they print.
 
 use std::io::Write;
 use std::path::PathBuf;
