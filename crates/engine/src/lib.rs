@@ -64,7 +64,7 @@ pub mod vocab;
 pub mod waits;
 pub mod workspace;
 
-pub use changeset::edits::{EditedFile, PersonEdit};
+pub use changeset::edits::{EditedFile, PersonEdit, EDITS_DIFF_BYTES};
 pub use changeset::{
     plural, recover, ApplyContext, ApplyError, ApplyReport, Change, ChangeCounts, ChangeKind, ChangeSet, ContentHash,
     EntryKind, FileSummary, Recovery, RecoveryOutcome, Refusal, RefusalReason,

@@ -25,12 +25,19 @@ pub struct PersonEdit {
     pub text: String,
 }
 
+/// The most of the diffs from the proposals to the person's text that a result carries (all
+/// files together): an edit that rewrites a big file would otherwise put megabytes into the
+/// agent's context, the journal and the MCP result. The files hold the whole text.
+pub const EDITS_DIFF_BYTES: usize = 64 * 1024;
+
 /// What the person changed in one file: the unified diff from the agent's proposal to what
 /// is written, with the hashes of both.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EditedFile {
     pub path: String,
-    /// `--- proposal/<path>` / `+++ written/<path>`, three lines of context.
+    /// `--- proposal/<path>` / `+++ written/<path>`, three lines of context; over
+    /// [`EDITS_DIFF_BYTES`] for all files together, cut at a line with a note saying how much
+    /// was left out.
     pub diff: String,
     /// sha256 of the proposed content and of the written content (hex).
     pub proposed_hash: String,
@@ -107,14 +114,43 @@ impl ChangeSet {
             // An edited file's single replacements no longer describe what is written.
             out.push(new_change);
         }
+        cap_diffs(&mut edited, EDITS_DIFF_BYTES);
         Ok((out, edited))
+    }
+}
+
+/// Cuts the diffs of `edited`, in order, so that together they take at most `budget` bytes:
+/// each cut at a line, with a note of its full size; a file after the budget keeps only the note.
+fn cap_diffs(edited: &mut [EditedFile], budget: usize) {
+    let mut left = budget;
+    for e in edited {
+        let full = e.diff.len();
+        if full <= left {
+            left -= full;
+            continue;
+        }
+        let mut end = left;
+        while !e.diff.is_char_boundary(end) {
+            end -= 1;
+        }
+        let cut = e.diff[..end].rfind('\n').map_or(0, |i| i + 1);
+        e.diff = format!(
+            "{}(The diff of {} is {full} bytes; the first {cut} are shown. The file holds the person's whole text.)\n",
+            &e.diff[..cut],
+            e.path
+        );
+        left = left.saturating_sub(cut);
     }
 }
 
 /// The unified diff from the proposal to the person's text of `path`.
 fn proposal_to_written(path: &str, proposed: &[u8], written: &[u8]) -> String {
     let (old, new) = (String::from_utf8_lossy(proposed), String::from_utf8_lossy(written));
-    similar::TextDiff::from_lines(old.as_ref(), new.as_ref())
+    // A rewrite of a whole big file must not hold the apply up: past the deadline the diff is
+    // coarser (bigger hunks), never wrong.
+    similar::TextDiff::configure()
+        .timeout(std::time::Duration::from_secs(1))
+        .diff_lines(old.as_ref(), new.as_ref())
         .unified_diff()
         .context_radius(3)
         .header(&format!("proposal/{path}"), &format!("written/{path}"))
@@ -166,6 +202,33 @@ mod tests {
         assert!(
             matches!(&out.changes()[1], Change::Create { contents, .. } if &contents[..] == b"export const x = 1;\n")
         );
+    }
+
+    #[test]
+    fn a_big_edit_carries_a_bounded_diff_cut_at_a_line_and_says_so() {
+        let before: String = (0..2_000).map(|i| format!("line {i} of the file the agent rewrote\n")).collect();
+        let mut cs = ChangeSet::new();
+        cs.edit("big.ts", before.as_bytes().to_vec(), before.replace("line", "LINE").into_bytes());
+        cs.edit("small.ts", b"a\n".to_vec(), b"b\n".to_vec());
+        let mine: String = (0..2_000).map(|i| format!("row {i} of the text the person wrote instead\n")).collect();
+        let (out, edited) = cs.with_edits(&[edit("big.ts", &mine), edit("small.ts", "c\n")]).unwrap();
+        assert!(matches!(&out.changes()[0], Change::Edit { after, .. } if after.len() == mine.len()), "written whole");
+        let total: usize = edited.iter().map(|e| e.diff.len()).sum();
+        assert!(total <= EDITS_DIFF_BYTES + 400, "bounded: {total}");
+        let big = &edited[0].diff;
+        assert!(big.starts_with("--- proposal/big.ts\n+++ written/big.ts\n"), "{}", &big[..80]);
+        let (body, note) = big.rsplit_once("(The diff of big.ts is ").unwrap();
+        assert!(body.ends_with('\n'), "cut at a line");
+        assert!(
+            note.contains("bytes; the first") && note.contains("The file holds the person's whole text."),
+            "{note}"
+        );
+        assert!(
+            edited[1].diff.starts_with("(The diff of small.ts is "),
+            "past the budget: the note only: {}",
+            edited[1].diff
+        );
+        assert_eq!(edited[1].written_hash, ContentHash::of(b"c\n").to_string(), "the hashes stay whole");
     }
 
     #[test]
