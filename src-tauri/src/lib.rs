@@ -177,10 +177,14 @@ pub fn run() {
                     Err(e) => eprintln!("resolve-desk: other folders cannot join this window: {e}"),
                 }
             }
-            app.run(|handle, event| {
-                if let tauri::RunEvent::Exit = event {
+            app.run(|handle, event| match event {
+                // The window exists now: its title (and the tray) count what is already pending
+                // (the demo, restored actions, a script's previews).
+                tauri::RunEvent::Ready => handle.state::<state::AppState>().recount(),
+                tauri::RunEvent::Exit => {
                     tauri::async_runtime::block_on(handle.state::<state::AppState>().shutdown());
                 }
+                _ => {}
             })
         }
         Err(e) => {

@@ -245,6 +245,14 @@ impl AppState {
     }
 
     /// Starts telling `nudger` about every folder's changes (once).
+    /// Tells the nudger that counts may have changed (the title and tray are set again), e.g.
+    /// once the window exists: actions restored or pushed before it was shown are counted too.
+    pub fn recount(&self) {
+        if let Some(nudger) = self.nudger.get() {
+            nudger(crate::nudge::Signal::Changed);
+        }
+    }
+
     pub fn set_nudger(&self, nudger: crate::nudge::Nudger) {
         let _ = self.nudger.set(nudger);
     }

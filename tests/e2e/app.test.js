@@ -5,9 +5,10 @@
 // Screenshots of the main states go to SHOTS (launch.js).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { freePort, root, startDriver, tempDir, SHOTS } from "./launch.js";
+import { freePort, root, startDriver, tempDir, until, SHOTS } from "./launch.js";
 import { startFakeLlm, textReply, toolCallReply } from "./fakeLlm.js";
 
 const WAIT = { timeout: 20000, interval: 100 };
@@ -184,8 +185,16 @@ test("running the preview again replaces the stale action with a fresh one", asy
 
 test("without a workspace the app opens the demo with two previews queued", async () => {
   await browser.deleteSession();
+  // The native windows' titles (WebDriver's getTitle is the page's), read from the X server;
+  // an earlier app of this file may still be on the display.
+  const titled = () =>
+    execFileSync("python3", [path.join(root, "tests/e2e/wm-close.py"), "--titles"], { encoding: "utf8" })
+      .split("\n")
+      .filter((t) => t === "Resolve Desk (2 pending)").length;
+  const before = titled();
   browser = await startApp(["--data-dir", data]);
   await waitForCards(2);
+  await until(() => titled() > before, "the window's title counts the demo's two pending actions", WAIT.timeout);
   const labels = await cardLabels();
   assert.equal(labels[0], "Batch rename: 6 files", "the rename was pushed last, so it is on top");
   assert.match(labels[1], /^AST Edit: \d+ replacements in 2 files$/);
