@@ -115,6 +115,12 @@ pub fn action_summary(info: &ActionInfo, is_top: bool) -> wire::ActionSummary {
         summary_hidden: name_hidden(&summary),
         hidden_warning: info.hidden.warning(),
         comments: info.comments.iter().map(review_comment).collect(),
+        round: info.round.as_ref().map(|r| wire::RoundInfo {
+            number: r.number,
+            first_label: r.first_label.clone(),
+            previous_id: r.previous_id.clone(),
+            unchanged: r.unchanged.clone(),
+        }),
     }
 }
 

@@ -3,7 +3,8 @@
 // comments on a line of the diff, the comment survives a reload of the page (it is kept by the
 // desk, not the page), then "Request changes" discards the preview and the agent's one
 // `resolve` result carries the decision line, the reason and the comment, quoted, in the
-// documented `path:line: "quoted line" — comment` form, with the same as data in the details.
+// documented `path:line: "quoted line" — comment` form, with the same as data in the details;
+// the agent's next preview is round 2, its unchanged file marked.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -87,6 +88,20 @@ test("a line comment and Request changes reach the waiting agent in one resolve 
     assert.equal(review.comments[0].start_line ?? review.comments[0].startLine, lineNo);
     assert.equal(fs.readFileSync(path.join(ws, "src/apply.ts"), "utf8"), before, "Request changes writes nothing");
     await browser.$('[data-testid="queue-empty"]').waitForDisplayed({ ...WAIT, timeoutMsg: "the preview is gone" });
+
+    // The agent answers with a new preview: round 2 of the review, its file proposed exactly
+    // as in round 1 (the agent changed nothing there), so it is marked as nothing new to read.
+    const again = await client.callTool({ name: "ast_edit", arguments: EDIT });
+    assert.notEqual(again.isError, true, textOf(again));
+    const round = await browser.$('[data-testid="card-round"]');
+    await round.waitForDisplayed({ ...WAIT, timeoutMsg: "the card says which round it is" });
+    assert.equal((await round.getText()).trim(), "round 2");
+    await browser.$('[data-testid="queue-card"]').click();
+    const note = await browser.$('[data-testid="round-note"]');
+    await note.waitForDisplayed(WAIT);
+    assert.match(await note.getText(), /^Round 2 of “AST Edit: 3 replacements in 1 file”/);
+    await browser.$('[data-testid="file-unchanged"]').waitForDisplayed({ ...WAIT, timeoutMsg: "the file proposed as in round 1 is marked" });
+    await browser.saveScreenshot(path.join(SHOTS, "review-round-2.png"));
   } finally {
     await client.close();
   }

@@ -76,7 +76,7 @@ pub use diff::{language_for_path, DiffLine, FileDiff, Hunk, LineKind};
 pub use limits::{PendingLimits, MAX_PENDING_ENV, MAX_PENDING_MIB_ENV};
 pub use pending::{
     ActionId, ActionInfo, ActionKind, ActionStatus, PendingAction, PendingActionStore, Proposal, RenameRow,
-    RenameStatus, StoreChange, StoreEvent,
+    RenameStatus, Round, StoreChange, StoreEvent,
 };
 pub use registry::{RegistryError, ToolRegistry, ToolSpec};
 pub use resolve::{label_parts, render_resolve_header, ResolveAction, ResolveDetails, RESOLVE_TOOL_NAME};

@@ -213,6 +213,49 @@ pub struct ActionInfo {
     pub hidden: crate::hidden::ActionFindings,
     /// The person's comments so far (drafts until the decision), in file order.
     pub comments: Vec<Comment>,
+    /// The next round of a review: set when the agent that pushed it had its previous preview
+    /// discarded with "Request changes" ([`Round`]).
+    pub round: Option<Round>,
+}
+
+/// Where a preview stands in a review: its round, what the review began with, and the files
+/// whose proposed text is the same as in the previous round (nothing to re-read there).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Round {
+    /// 2 for the first preview answering a "Request changes", and so on.
+    pub number: u32,
+    /// The label of the review's first preview.
+    pub first_label: String,
+    /// The id of the previous round's preview (discarded).
+    pub previous_id: String,
+    /// Files this preview proposes exactly as the previous round did (workspace-relative).
+    pub unchanged: Vec<String>,
+}
+
+/// A preview discarded with "Request changes", kept until its agent pushes the next round.
+#[derive(Debug, Clone)]
+struct PriorRound {
+    number: u32,
+    first_label: String,
+    id: String,
+    /// The proposed content of each edited or created file (by path).
+    proposed: std::collections::BTreeMap<String, crate::changeset::ContentHash>,
+}
+
+fn proposed_hashes(cs: Option<&ChangeSet>) -> std::collections::BTreeMap<String, crate::changeset::ContentHash> {
+    let mut out = std::collections::BTreeMap::new();
+    for c in cs.map(|cs| cs.changes()).unwrap_or_default() {
+        match c {
+            crate::changeset::Change::Edit { path, after, .. } => {
+                out.insert(path.clone(), crate::changeset::ContentHash::of(after));
+            }
+            crate::changeset::Change::Create { path, contents } => {
+                out.insert(path.clone(), crate::changeset::ContentHash::of(contents));
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// What changed in the store.
@@ -269,12 +312,13 @@ struct Entry {
     comments: Vec<Comment>,
     /// The number of the next comment id (`c<n>`); ids are never reused.
     next_comment: u64,
+    round: Option<Round>,
 }
 
 impl Entry {
     fn new(action: Arc<PendingAction>, status: ActionStatus) -> Entry {
         let bytes = action.change_set.as_ref().map_or(0, |cs| cs.held_bytes());
-        Entry { action, status, proposal: None, bytes, comments: Vec::new(), next_comment: 1 }
+        Entry { action, status, proposal: None, bytes, comments: Vec::new(), next_comment: 1, round: None }
     }
 
     /// Puts back comments kept from an earlier session; new ids continue after theirs.
@@ -294,6 +338,9 @@ struct Inner {
     /// Told about every push and every removal, in order (see [`crate::stored::Persist`]).
     persist: Option<crate::stored::PersistFn>,
     limits: PendingLimits,
+    /// Per agent (its client name; `""` for none): its last preview discarded with "Request
+    /// changes", until it pushes the next round. Kept for this session only.
+    rounds: std::collections::HashMap<String, PriorRound>,
 }
 
 impl Inner {
@@ -338,6 +385,7 @@ impl PendingActionStore {
                 next_id: 1,
                 persist: None,
                 limits: PendingLimits::from_env_or_default(),
+                rounds: std::collections::HashMap::new(),
             }),
             id_prefix: prefix.into(),
             events,
@@ -420,7 +468,21 @@ impl PendingActionStore {
         if let Some(persist) = &inner.persist {
             persist(crate::stored::Persist::Save(action.to_stored()));
         }
-        inner.stack.push(Entry::new(action, ActionStatus::Pending));
+        let mut entry = Entry::new(action, ActionStatus::Pending);
+        // The same agent answering a "Request changes": the next round of that review.
+        let agent = entry.action.pushed_by.clone().unwrap_or_default();
+        if let Some(prior) = inner.rounds.remove(&agent) {
+            let now = proposed_hashes(entry.action.change_set.as_deref());
+            let unchanged =
+                now.iter().filter(|(p, h)| prior.proposed.get(*p) == Some(*h)).map(|(p, _)| p.clone()).collect();
+            entry.round = Some(Round {
+                number: prior.number + 1,
+                first_label: prior.first_label,
+                previous_id: prior.id,
+                unchanged,
+            });
+        }
+        inner.stack.push(entry);
         self.publish(&mut inner, StoreChange::Pushed { id: id.clone() });
         Ok(id)
     }
@@ -620,6 +682,23 @@ impl PendingActionStore {
     }
 }
 
+impl PendingActionStore {
+    /// Keeps pending action `id`, which is being discarded with "Request changes", so that the
+    /// next preview its agent pushes is the next round of the review ([`ActionInfo::round`]).
+    pub fn remember_round(&self, id: &str) {
+        let mut inner = self.lock();
+        let Some(entry) = inner.stack.iter().find(|e| e.action.id == id) else { return };
+        let prior = PriorRound {
+            number: entry.round.as_ref().map_or(1, |r| r.number),
+            first_label: entry.round.as_ref().map_or_else(|| entry.action.label.clone(), |r| r.first_label.clone()),
+            id: id.to_string(),
+            proposed: proposed_hashes(entry.action.change_set.as_deref()),
+        };
+        let agent = entry.action.pushed_by.clone().unwrap_or_default();
+        inner.rounds.insert(agent, prior);
+    }
+}
+
 fn info(entry: &Entry) -> ActionInfo {
     let a = &entry.action;
     ActionInfo {
@@ -637,6 +716,7 @@ fn info(entry: &Entry) -> ActionInfo {
         counts: a.counts(),
         hidden: a.hidden(),
         comments: entry.comments.clone(),
+        round: entry.round.clone(),
     }
 }
 

@@ -743,6 +743,9 @@ impl Tool for ResolveTool {
                 if let Some(review) = &details.review {
                     result.content.push(Content::Text { text: review.render(None) });
                 }
+                if details.requests_changes() {
+                    self.store.remember_round(&top.id);
+                }
                 self.decided(&ctx, &top.id, &result);
                 Ok(result)
             }

@@ -339,3 +339,39 @@ async fn a_custom_action_without_files_takes_no_line_comments() {
     assert_eq!(text, "Discarded: Mail: notify. Reason: not now\nChanges requested (no line comments).");
     assert!(details.requests_changes());
 }
+
+#[tokio::test]
+async fn the_preview_answering_request_changes_is_round_2_with_its_unchanged_files_named() {
+    let (d, s) = session(ResolvePolicy::Human);
+    let first = push(&s, d.path());
+    assert_eq!(s.store().info(&first).unwrap().round, None, "a first preview is no round");
+    let outcome = s.resolve(Actor::Person, resolve(ResolveAction::Discard, "not like this", &first, true)).await;
+    assert!(matches!(outcome, ResolveOutcome::Decided { .. }), "{outcome:?}");
+
+    // The answer changes b.txt only; a.ts is proposed exactly as before.
+    write(d.path(), "b.txt", B);
+    let mut cs = ChangeSet::new();
+    cs.edit("a.ts", A.as_bytes().to_vec(), A.replace("log(", "info(").into_bytes());
+    cs.edit("b.txt", B.as_bytes().to_vec(), B.replace("two", "TWO").into_bytes());
+    let action = CustomToolPendingAction::from_change_set("AST Edit: again", cs, s.workspace().clone(), "Applied.");
+    let second = s.api().push_pending_action(action).unwrap();
+    let round = s.store().info(&second).unwrap().round.expect("the answer is the next round");
+    assert_eq!(round.number, 2);
+    assert_eq!(round.first_label, "AST Edit: 3 replacements in 2 files", "the review's first preview");
+    assert_eq!(round.previous_id, first);
+    assert_eq!(round.unchanged, vec!["a.ts".to_string()], "only a.ts is proposed as in round 1");
+
+    // Changes requested again: the one after is round 3 of the same review.
+    let outcome = s.resolve(Actor::Person, resolve(ResolveAction::Discard, "closer", &second, true)).await;
+    assert!(matches!(outcome, ResolveOutcome::Decided { .. }), "{outcome:?}");
+    let third = push(&s, d.path());
+    let round = s.store().info(&third).unwrap().round.expect("round 3");
+    assert_eq!((round.number, round.first_label.as_str()), (3, "AST Edit: 3 replacements in 2 files"));
+    assert_eq!(round.unchanged, vec!["a.ts".to_string()], "b.txt differs from round 2's");
+
+    // A plain discard ends the review: the next preview starts afresh.
+    let outcome = s.resolve(Actor::Person, resolve(ResolveAction::Discard, "enough", &third, false)).await;
+    assert!(matches!(outcome, ResolveOutcome::Decided { .. }), "{outcome:?}");
+    let fourth = push(&s, d.path());
+    assert_eq!(s.store().info(&fourth).unwrap().round, None);
+}

@@ -66,7 +66,9 @@ pub use hidden::{HiddenChar, HiddenKind, LineHidden};
 pub use ipc::{CloseRequested, EventBatch, IpcError, IpcErrorCode, QueueChanged, ShellEvent};
 pub use notice::{Notice, NoticeAction, NoticeLevel};
 pub use partial::{FileReplacement, FileReplacements, LeaveOut};
-pub use queue::{ActionCounts, ActionKind, ActionStatus, ActionSummary, Proposal, QueueSnapshot, ToolCallInfo};
+pub use queue::{
+    ActionCounts, ActionKind, ActionStatus, ActionSummary, Proposal, QueueSnapshot, RoundInfo, ToolCallInfo,
+};
 pub use resolve::{
     EditedFile, ExportFormat, ExportOutcome, HistoryEntry, HistoryOutcome, HistoryPage, HistoryQuery, PersonEdit,
     ResolveChoice, ResolveDetails, ResolveOutcome, UndoInfo, UndoState,

@@ -75,6 +75,25 @@ pub struct ActionSummary {
     /// The person's comments on it so far, in file order (sent with the decision).
     #[serde(default)]
     pub comments: Vec<ReviewComment>,
+    /// The next round of a review (its agent's previous preview was discarded with "Request
+    /// changes"); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub round: Option<RoundInfo>,
+}
+
+/// Where a preview stands in a review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RoundInfo {
+    /// 2 for the first preview answering a "Request changes", and so on.
+    pub number: u32,
+    /// The label of the review's first preview.
+    pub first_label: String,
+    /// The previous round's preview (discarded).
+    pub previous_id: String,
+    /// Files proposed exactly as in the previous round: nothing new to read there.
+    pub unchanged: Vec<String>,
 }
 
 /// An agent's `resolve` call under the `human` policy: it proposes, the person decides.

@@ -52,6 +52,7 @@ pub fn bindings() -> String {
     declaration::<ActionCounts>(&mut out);
     declaration::<ToolCallInfo>(&mut out);
     declaration::<Proposal>(&mut out);
+    declaration::<RoundInfo>(&mut out);
     declaration::<FileEntry>(&mut out);
     declaration::<FileChange>(&mut out);
     declaration::<FileDiff>(&mut out);

@@ -264,7 +264,12 @@ hiddenWarning?: string,
 /**
  * The person's comments on it so far, in file order (sent with the decision).
  */
-comments: Array<ReviewComment>, };
+comments: Array<ReviewComment>, 
+/**
+ * The next round of a review (its agent's previous preview was discarded with "Request
+ * changes"); absent otherwise.
+ */
+round?: RoundInfo, };
 
 /**
  * Status of a pending action (SPEC §2).
@@ -308,6 +313,27 @@ callId: string,
  * next call.
  */
 waiting: boolean, };
+
+/**
+ * Where a preview stands in a review.
+ */
+export type RoundInfo = { 
+/**
+ * 2 for the first preview answering a "Request changes", and so on.
+ */
+number: number, 
+/**
+ * The label of the review's first preview.
+ */
+firstLabel: string, 
+/**
+ * The previous round's preview (discarded).
+ */
+previousId: string, 
+/**
+ * Files proposed exactly as in the previous round: nothing new to read there.
+ */
+unchanged: Array<string>, };
 
 /**
  * One row of `get_action_files`.
