@@ -41,6 +41,7 @@ fn main() {
         "get_file_texts",
         "cancel_tool_run",
         "get_file_replacements",
+        "get_round_diff",
         "add_comment",
         "edit_comment",
         "delete_comment",

@@ -45,6 +45,30 @@ pub async fn get_action_files(state: State<'_, AppState>, action_id: String) -> 
     })
 }
 
+/// What changed in one file of a review's next round since the previous round's proposal.
+#[tauri::command]
+pub async fn get_round_diff(
+    state: State<'_, AppState>,
+    action_id: String,
+    path: String,
+    context: Option<u32>,
+) -> Result<wire::FileDiff> {
+    let (session, _) = state.session().await;
+    let context = context.unwrap_or(3) as usize;
+    let store = session.store().clone();
+    let (id, p) = (action_id.clone(), path.clone());
+    let diff = tauri::async_runtime::spawn_blocking(move || store.round_diff(&id, &p, context))
+        .await
+        .map_err(|e| IpcError::new(IpcErrorCode::Internal, format!("diff task failed: {e}")))?
+        .ok_or_else(|| {
+            IpcError::new(
+                IpcErrorCode::UnknownFile,
+                format!("{path} of action {action_id} has no previous round to compare with."),
+            )
+        })?;
+    Ok(convert::file_diff(diff))
+}
+
 #[tauri::command]
 pub async fn get_file_diff(
     state: State<'_, AppState>,

@@ -93,6 +93,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
         commands::get_file_texts,
         commands::cancel_tool_run,
         commands::get_file_replacements,
+        commands::get_round_diff,
         commands::add_comment,
         commands::edit_comment,
         commands::delete_comment,

@@ -4,7 +4,8 @@
 // desk, not the page), then "Request changes" discards the preview and the agent's one
 // `resolve` result carries the decision line, the reason and the comment, quoted, in the
 // documented `path:line: "quoted line" — comment` form, with the same as data in the details;
-// the agent's next preview is round 2, its unchanged file marked.
+// the agent's next preview is round 2, its unchanged file marked; asked again, its changed
+// round 3 shows only what changed since round 2.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -102,6 +103,33 @@ test("a line comment and Request changes reach the waiting agent in one resolve 
     assert.match(await note.getText(), /^Round 2 of “AST Edit: 3 replacements in 1 file”/);
     await browser.$('[data-testid="file-unchanged"]').waitForDisplayed({ ...WAIT, timeoutMsg: "the file proposed as in round 1 is marked" });
     await browser.saveScreenshot(path.join(SHOTS, "review-round-2.png"));
+
+    // Changes requested again; the agent now changes its proposal: round 3, and the file shows
+    // only what changed since round 2.
+    await browser.$('[data-testid="reason-input"]').setValue("Use info, not debug");
+    await browser.$('[data-testid="request-changes-button"]').click();
+    await browser.$('[data-testid="queue-empty"]').waitForDisplayed({ ...WAIT, timeoutMsg: "round 2 is gone" });
+    const third = await client.callTool({ name: "ast_edit", arguments: { ...EDIT, ops: [{ pat: "console.log($$$A)", out: "logger.info($$$A)" }] } });
+    assert.notEqual(third.isError, true, textOf(third));
+    await browser.waitUntil(async () => (await browser.$('[data-testid="card-round"]').getText()).trim() === "round 3", {
+      ...WAIT,
+      timeoutMsg: "the card says round 3",
+    });
+    await browser.$('[data-testid="queue-card"]').click();
+    const since = await browser.$('[data-testid="since-round-button"]');
+    await since.waitForDisplayed({ ...WAIT, timeoutMsg: "a changed file offers what changed since round 2" });
+    assert.equal(await browser.$('[data-testid="file-unchanged"]').isExisting(), false, "the file changed");
+    await since.click();
+    const interdiff = await browser.$('[data-testid="round-diff"]');
+    await interdiff.waitForDisplayed(WAIT);
+    await browser.waitUntil(
+      async () => {
+        const text = await interdiff.getText();
+        return text.includes("logger.info") && text.includes("logger.debug") && !text.includes("console.log");
+      },
+      { ...WAIT, timeoutMsg: "round 2's logger.debug → round 3's logger.info, without the file's original console.log" },
+    );
+    await browser.saveScreenshot(path.join(SHOTS, "review-round-3-interdiff.png"));
   } finally {
     await client.close();
   }

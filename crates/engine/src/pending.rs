@@ -240,6 +240,8 @@ struct PriorRound {
     id: String,
     /// The proposed content of each edited or created file (by path).
     proposed: std::collections::BTreeMap<String, crate::changeset::ContentHash>,
+    /// Its change set, for the diff of the next round against it.
+    change_set: Option<Arc<ChangeSet>>,
 }
 
 fn proposed_hashes(cs: Option<&ChangeSet>) -> std::collections::BTreeMap<String, crate::changeset::ContentHash> {
@@ -313,12 +315,23 @@ struct Entry {
     /// The number of the next comment id (`c<n>`); ids are never reused.
     next_comment: u64,
     round: Option<Round>,
+    /// The previous round's change set (see [`PendingActionStore::round_diff`]).
+    round_base: Option<Arc<ChangeSet>>,
 }
 
 impl Entry {
     fn new(action: Arc<PendingAction>, status: ActionStatus) -> Entry {
         let bytes = action.change_set.as_ref().map_or(0, |cs| cs.held_bytes());
-        Entry { action, status, proposal: None, bytes, comments: Vec::new(), next_comment: 1, round: None }
+        Entry {
+            action,
+            status,
+            proposal: None,
+            bytes,
+            comments: Vec::new(),
+            next_comment: 1,
+            round: None,
+            round_base: None,
+        }
     }
 
     /// Puts back comments kept from an earlier session; new ids continue after theirs.
@@ -481,6 +494,7 @@ impl PendingActionStore {
                 previous_id: prior.id,
                 unchanged,
             });
+            entry.round_base = prior.change_set;
         }
         inner.stack.push(entry);
         self.publish(&mut inner, StoreChange::Pushed { id: id.clone() });
@@ -693,9 +707,25 @@ impl PendingActionStore {
             first_label: entry.round.as_ref().map_or_else(|| entry.action.label.clone(), |r| r.first_label.clone()),
             id: id.to_string(),
             proposed: proposed_hashes(entry.action.change_set.as_deref()),
+            change_set: entry.action.change_set.clone(),
         };
         let agent = entry.action.pushed_by.clone().unwrap_or_default();
         inner.rounds.insert(agent, prior);
+    }
+
+    /// What changed in `path` since the previous round of the review: the diff from the text
+    /// the previous round proposed for it (empty when it did not touch it) to the text this
+    /// action proposes (empty for a deletion). `None` when `id` is no round, or not pending, or
+    /// `path` is not one of its files.
+    pub fn round_diff(&self, id: &str, path: &str, context: usize) -> Option<crate::diff::FileDiff> {
+        let (base, cs) = {
+            let inner = self.lock();
+            let entry = inner.stack.iter().find(|e| e.action.id == id)?;
+            (entry.round_base.clone()?, entry.action.change_set.clone()?)
+        };
+        let (_, now) = cs.file_texts(path)?;
+        let before = base.file_texts(path).and_then(|(_, new)| new).unwrap_or_default();
+        Some(crate::diff::FileDiff::compute(path, None, before.as_bytes(), now.unwrap_or_default().as_bytes(), context))
     }
 }
 

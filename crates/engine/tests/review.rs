@@ -360,6 +360,15 @@ async fn the_preview_answering_request_changes_is_round_2_with_its_unchanged_fil
     assert_eq!(round.first_label, "AST Edit: 3 replacements in 2 files", "the review's first preview");
     assert_eq!(round.previous_id, first);
     assert_eq!(round.unchanged, vec!["a.ts".to_string()], "only a.ts is proposed as in round 1");
+    // What changed since round 1: b.txt's proposal, `2` → `TWO`; a.ts not at all.
+    let since = s.store().round_diff(&second, "b.txt", 3).expect("a diff against round 1");
+    let lines: Vec<(LineKind, &str)> =
+        since.hunks.iter().flat_map(|h| h.lines.iter()).map(|l| (l.kind, l.text.as_str())).collect();
+    assert!(lines.contains(&(LineKind::Removed, "2")) && lines.contains(&(LineKind::Added, "TWO")), "{lines:?}");
+    assert_eq!((since.added, since.removed), (1, 1));
+    let same = s.store().round_diff(&second, "a.ts", 3).unwrap();
+    assert!(same.hunks.is_empty(), "a.ts is proposed as in round 1");
+    assert!(s.store().round_diff(&first, "b.txt", 3).is_none(), "round 1 was decided");
 
     // Changes requested again: the one after is round 3 of the same review.
     let outcome = s.resolve(Actor::Person, resolve(ResolveAction::Discard, "closer", &second, true)).await;

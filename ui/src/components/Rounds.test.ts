@@ -3,6 +3,7 @@
 // exactly as in the previous round are marked, so the person re-reads only what moved.
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen, waitFor, within } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
 import App from '../App.svelte';
 import { FakeBackend } from '../test/fakeBackend';
 import { reviewScenario } from '../test/scenarios';
@@ -29,5 +30,32 @@ describe('rounds', () => {
     // A first preview is no round.
     const other = screen.getAllByTestId('queue-card')[1]!;
     expect(within(other).queryByTestId('card-round')).toBeNull();
+  });
+
+  it('a changed file can show only what changed since the previous round', async () => {
+    const scenario = reviewScenario();
+    const top = scenario.queue.actions[0]!;
+    top.round = { number: 2, firstLabel: 'AST Edit: 3 replacements in 2 files', previousId: 'pa-earlier', unchanged: ['src/api/client.ts'] };
+    const user = userEvent.setup();
+    const moved = 'src/util/format.ts';
+    // The engine's diff of the two proposals (a wire value: the file's diff stands in for it).
+    const backend = new FakeBackend({ latencyMs: 0, scenario });
+    const diff = await backend.getFileDiff(top.id, moved, null);
+    scenario.roundDiffs = { [top.id]: { [moved]: { ...diff, path: moved } } };
+    render(App, { backend: new FakeBackend({ latencyMs: 0, scenario }) });
+    await waitFor(() => expect(screen.getAllByTestId('file-row').length).toBe(2));
+    // The unchanged file offers nothing to compare.
+    await user.click(screen.getAllByTestId('file-row').find((r) => r.dataset.path === 'src/api/client.ts')!);
+    await waitFor(() => expect(screen.getByTestId('diff-path')).toHaveTextContent('src/api/client.ts'));
+    expect(screen.queryByTestId('since-round-button')).toBeNull();
+    await user.click(screen.getAllByTestId('file-row').find((r) => r.dataset.path === moved)!);
+    const button = await screen.findByTestId('since-round-button');
+    expect(button).toHaveTextContent('Show only what changed since round 1');
+    await user.click(button);
+    const since = await screen.findByTestId('round-diff');
+    expect(since).toHaveTextContent("Changes since round 1: the previous round's proposal (−) → this one (+).");
+    await waitFor(() => expect(within(since).getAllByTestId('diff-line').length).toBeGreaterThan(0));
+    await user.click(screen.getByTestId('since-round-button'));
+    expect(screen.queryByTestId('round-diff')).toBeNull();
   });
 });

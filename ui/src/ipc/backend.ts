@@ -82,6 +82,8 @@ export interface Backend {
   getFileDiff(actionId: string, path: string, context: number | null): Promise<FileDiff>;
   /** Both sides of one file whole (highlighting, unfolding); `null` sides for binary/too-large files. */
   getFileTexts(actionId: string, path: string): Promise<FileTexts>;
+  /** A review's next round: what changed in `path` since the previous round's proposal. */
+  getRoundDiff(actionId: string, path: string): Promise<FileDiff>;
   getActionRenames(actionId: string): Promise<RenameRow[]>;
   /** `leaveOut` (apply only): a partial apply; absent or `null` = the whole action. */
   /** `edits`: the person's own text for some files (edit, then apply); apply only. */

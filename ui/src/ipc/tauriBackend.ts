@@ -120,6 +120,7 @@ export function createTauriBackend(): Backend {
     getFileDiff: (actionId, path, context) =>
       call<FileDiff>('get_file_diff', { actionId, path, context }),
     getFileTexts: (actionId, path) => call<FileTexts>('get_file_texts', { actionId, path }),
+    getRoundDiff: (actionId, path) => call<FileDiff>('get_round_diff', { actionId, path }),
     getActionRenames: (actionId) => call<RenameRow[]>('get_action_renames', { actionId }),
     resolveAction: (action: ResolveChoice, reason, expectedId, leaveOut, edits) =>
       call<ResolveOutcome>('resolve_action', {

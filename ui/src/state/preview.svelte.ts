@@ -125,6 +125,11 @@ export class Preview {
     }
   }
 
+  /** What changed in one file of a review's next round since the previous round. */
+  roundDiff(actionId: string, path: string) {
+    return this.backend.getRoundDiff(actionId, path);
+  }
+
   /** Both sides of one file whole (the editor of "edit, then apply" starts from them). */
   fileTexts(actionId: string, path: string) {
     return this.backend.getFileTexts(actionId, path);

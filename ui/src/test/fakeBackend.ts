@@ -34,6 +34,8 @@ export type Scenario = {
   scriptSteps: ScriptStep[];
   /** Both sides of each file whole, by action id and path (absent: no text, as for a binary file). */
   texts?: Record<string, Record<string, FileTexts>>;
+  /** By action id, then path: the diff against the previous round of a review. */
+  roundDiffs?: Record<string, Record<string, FileDiff>>;
   /** What changed since the preview, by action id and stale file (live staleness). */
   sincePreview?: Record<string, Record<string, SincePreview>>;
   /** The single replacements of `ast_edit` files, by action id and path (partial apply). */
@@ -89,6 +91,7 @@ export class FakeBackend implements Backend {
   private readonly scriptSteps: ScriptStep[];
   private readonly sincePreview: Record<string, Record<string, SincePreview>>;
   private readonly replacements: Record<string, Record<string, FileReplacements>>;
+  private readonly roundDiffs: Record<string, Record<string, FileDiff>>;
   /** Every `leaveOut` an apply was sent with (`null`: a full apply), oldest first. */
   readonly leaveOuts: (LeaveOut | null)[] = [];
   /** Every `edits` an apply was sent with (`null`: none), oldest first. */
@@ -114,6 +117,7 @@ export class FakeBackend implements Backend {
     this.scriptSteps = structuredClone(scenario.scriptSteps);
     this.sincePreview = structuredClone(scenario.sincePreview ?? {});
     this.replacements = structuredClone(scenario.replacements ?? {});
+    this.roundDiffs = structuredClone(scenario.roundDiffs ?? {});
     this.session = structuredClone(scenario.session);
     this.revision = scenario.queue.revision;
     this.session.revision = this.revision;
@@ -298,6 +302,14 @@ export class FakeBackend implements Backend {
     await this.delay(Math.min(this.latencyMs, 120));
     const diff = this.find(actionId).diffs[path];
     if (!diff) throw new BackendError('unknownFile', `${path} is not part of action ${actionId}`);
+    return structuredClone(diff);
+  }
+
+  /** Scenario `roundDiffs` (by action id, then path): the engine's diff against the previous round. */
+  async getRoundDiff(actionId: string, path: string): Promise<FileDiff> {
+    await this.delay(Math.min(this.latencyMs, 120));
+    const diff = this.roundDiffs[actionId]?.[path];
+    if (!diff) throw new BackendError('unknownFile', `${path} of action ${actionId} has no previous round to compare with.`);
     return structuredClone(diff);
   }
 
