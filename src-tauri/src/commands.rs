@@ -57,15 +57,23 @@ pub async fn get_round_diff(
     let context = context.unwrap_or(3) as usize;
     let store = session.store().clone();
     let (id, p) = (action_id.clone(), path.clone());
-    let diff = tauri::async_runtime::spawn_blocking(move || store.round_diff(&id, &p, context))
+    diff_off_thread(
+        move || store.round_diff(&id, &p, context),
+        || format!("{path} of action {action_id} has no previous round to compare with."),
+    )
+    .await
+}
+
+/// Computes a file diff on a blocking thread (a big file must not hold an async worker);
+/// `None` is the `unknownFile` error `missing` words.
+async fn diff_off_thread(
+    diff: impl FnOnce() -> Option<resolve_engine::FileDiff> + Send + 'static,
+    missing: impl FnOnce() -> String,
+) -> Result<wire::FileDiff> {
+    let diff = tauri::async_runtime::spawn_blocking(diff)
         .await
         .map_err(|e| IpcError::new(IpcErrorCode::Internal, format!("diff task failed: {e}")))?
-        .ok_or_else(|| {
-            IpcError::new(
-                IpcErrorCode::UnknownFile,
-                format!("{path} of action {action_id} has no previous round to compare with."),
-            )
-        })?;
+        .ok_or_else(|| IpcError::new(IpcErrorCode::UnknownFile, missing()))?;
     Ok(convert::file_diff(diff))
 }
 
@@ -82,13 +90,8 @@ pub async fn get_file_diff(
         IpcError::new(IpcErrorCode::UnknownFile, format!("Action {action_id} has no file changes to show."))
     })?;
     let context = context.unwrap_or(3) as usize;
-    let diff = tauri::async_runtime::spawn_blocking(move || cs.diff_file(&path, context).ok_or(path))
-        .await
-        .map_err(|e| IpcError::new(IpcErrorCode::Internal, format!("diff task failed: {e}")))?
-        .map_err(|path| {
-            IpcError::new(IpcErrorCode::UnknownFile, format!("{path} is not part of action {action_id}."))
-        })?;
-    Ok(convert::file_diff(diff))
+    let p = path.clone();
+    diff_off_thread(move || cs.diff_file(&p, context), || format!("{path} is not part of action {action_id}.")).await
 }
 
 #[tauri::command]
