@@ -112,6 +112,8 @@ async fn wrong_edits_are_refused_by_name_and_nothing_is_written() {
     let cases: Vec<(Vec<PersonEdit>, Option<LeaveOut>, &str)> = vec![
         (vec![edit("b.ts", "x")], None, "\"b.ts\" is deleted by this action, and deletions are not editable"),
         (vec![edit("nope.ts", "x")], None, "\"nope.ts\" is not a file of this action"),
+        (vec![edit("../outside.txt", "x")], None, "\"../outside.txt\" is not a file of this action"),
+        (vec![edit("/etc/hostname", "x")], None, "\"/etc/hostname\" is not a file of this action"),
         (
             vec![edit("a.ts", "x")],
             Some(LeaveOut { files: vec!["a.ts".into()], ..Default::default() }),
@@ -135,6 +137,7 @@ async fn wrong_edits_are_refused_by_name_and_nothing_is_written() {
     assert!(r.is_error && r.text_content().contains("`edits` are only for \"apply\""), "{}", r.text_content());
     assert_eq!(read(d.path(), "a.ts"), A);
     assert!(!d.path().join("new.ts").exists());
+    assert!(!d.path().parent().unwrap().join("outside.txt").exists(), "nothing written outside the workspace");
     assert_eq!(s.store().top().unwrap().id, id, "still pending");
 }
 
