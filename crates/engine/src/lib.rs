@@ -55,6 +55,7 @@ pub mod pending;
 pub mod registry;
 pub mod resolve;
 pub mod review;
+pub mod rounds;
 pub mod session;
 pub mod staleness;
 pub mod stored;
@@ -81,6 +82,7 @@ pub use pending::{
 pub use registry::{RegistryError, ToolRegistry, ToolSpec};
 pub use resolve::{label_parts, render_resolve_header, ResolveAction, ResolveDetails, RESOLVE_TOOL_NAME};
 pub use review::{Comment, CommentDraft, CommentError, Review, ReviewRequest, Side};
+pub use rounds::{EarlierComment, ReviewState};
 pub use session::{
     Actor, CallRecord, HistoryEntry, Observer, Resolve, ResolveOutcome, ResolvePolicy, Session, ToolCall, ToolChoice,
     TranscriptEntry, PREVIEW_REMINDER, SET_POLICY_TOOL_NAME,

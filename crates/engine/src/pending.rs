@@ -20,6 +20,7 @@ use tokio::sync::broadcast;
 use crate::changeset::{ChangeCounts, ChangeSet};
 use crate::limits::PendingLimits;
 use crate::review::{Comment, CommentError};
+pub use crate::rounds::{EarlierComment, ReviewState, Round};
 use crate::tool::{ToolError, ToolResult};
 use crate::vocab::{ResolveAction, ToolCall};
 
@@ -216,48 +217,8 @@ pub struct ActionInfo {
     /// The next round of a review: set when the agent that pushed it had its previous preview
     /// discarded with "Request changes" ([`Round`]).
     pub round: Option<Round>,
-}
-
-/// Where a preview stands in a review: its round, what the review began with, and the files
-/// whose proposed text is the same as in the previous round (nothing to re-read there).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Round {
-    /// 2 for the first preview answering a "Request changes", and so on.
-    pub number: u32,
-    /// The label of the review's first preview.
-    pub first_label: String,
-    /// The id of the previous round's preview (discarded).
-    pub previous_id: String,
-    /// Files this preview proposes exactly as the previous round did (workspace-relative).
-    pub unchanged: Vec<String>,
-}
-
-/// A preview discarded with "Request changes", kept until its agent pushes the next round.
-#[derive(Debug, Clone)]
-struct PriorRound {
-    number: u32,
-    first_label: String,
-    id: String,
-    /// The proposed content of each edited or created file (by path).
-    proposed: std::collections::BTreeMap<String, crate::changeset::ContentHash>,
-    /// Its change set, for the diff of the next round against it.
-    change_set: Option<Arc<ChangeSet>>,
-}
-
-fn proposed_hashes(cs: Option<&ChangeSet>) -> std::collections::BTreeMap<String, crate::changeset::ContentHash> {
-    let mut out = std::collections::BTreeMap::new();
-    for c in cs.map(|cs| cs.changes()).unwrap_or_default() {
-        match c {
-            crate::changeset::Change::Edit { path, after, .. } => {
-                out.insert(path.clone(), crate::changeset::ContentHash::of(after));
-            }
-            crate::changeset::Change::Create { path, contents } => {
-                out.insert(path.clone(), crate::changeset::ContentHash::of(contents));
-            }
-            _ => {}
-        }
-    }
-    out
+    /// The files the person marked viewed (at the proposal they viewed), in path order.
+    pub viewed: Vec<String>,
 }
 
 /// What changed in the store.
@@ -283,7 +244,7 @@ pub enum StoreChange {
     ProposalChanged {
         id: ActionId,
     },
-    /// A comment on it was added, edited or deleted.
+    /// A comment on it was added, edited or deleted, or a file's viewed mark changed.
     CommentsChanged {
         id: ActionId,
     },
@@ -314,9 +275,8 @@ struct Entry {
     comments: Vec<Comment>,
     /// The number of the next comment id (`c<n>`); ids are never reused.
     next_comment: u64,
-    round: Option<Round>,
-    /// The previous round's change set (see [`PendingActionStore::round_diff`]).
-    round_base: Option<Arc<ChangeSet>>,
+    /// Its round and viewed marks ([`ReviewState`]).
+    review: ReviewState,
 }
 
 impl Entry {
@@ -329,8 +289,7 @@ impl Entry {
             bytes,
             comments: Vec::new(),
             next_comment: 1,
-            round: None,
-            round_base: None,
+            review: ReviewState::default(),
         }
     }
 
@@ -353,7 +312,7 @@ struct Inner {
     limits: PendingLimits,
     /// Per agent (its client name; `""` for none): its last preview discarded with "Request
     /// changes", until it pushes the next round. Kept for this session only.
-    rounds: std::collections::HashMap<String, PriorRound>,
+    rounds: std::collections::HashMap<String, crate::rounds::PriorRound>,
 }
 
 impl Inner {
@@ -457,8 +416,20 @@ impl PendingActionStore {
             ));
         }
         let bytes = change_set.as_ref().map_or(0, |cs| cs.held_bytes());
+        // The same agent answering a "Request changes": the next round of that review. Its
+        // earlier comments are placed (files diffed) outside the store's lock.
+        let agent = pushed_by.clone().unwrap_or_default();
+        let prior = self.lock().rounds.remove(&agent);
+        let review = match &prior {
+            Some(prior) => crate::rounds::next_round(prior.clone(), change_set.as_deref()),
+            None => ReviewState::default(),
+        };
         let mut inner = self.lock();
         if let Some(refusal) = inner.limits.refusal(inner.stack.len(), inner.held_bytes(), bytes) {
+            // Refused: the review waits for the agent's next preview still.
+            if let Some(prior) = prior {
+                inner.rounds.entry(agent).or_insert(prior);
+            }
             return Err(ToolError::Failed(refusal));
         }
         let id = format!("{}{}", self.id_prefix, inner.next_id);
@@ -479,23 +450,12 @@ impl PendingActionStore {
         };
         let action = Arc::new(action);
         if let Some(persist) = &inner.persist {
-            persist(crate::stored::Persist::Save(action.to_stored()));
+            let mut stored = action.to_stored();
+            stored.review = review.clone();
+            persist(crate::stored::Persist::Save(stored));
         }
         let mut entry = Entry::new(action, ActionStatus::Pending);
-        // The same agent answering a "Request changes": the next round of that review.
-        let agent = entry.action.pushed_by.clone().unwrap_or_default();
-        if let Some(prior) = inner.rounds.remove(&agent) {
-            let now = proposed_hashes(entry.action.change_set.as_deref());
-            let unchanged =
-                now.iter().filter(|(p, h)| prior.proposed.get(*p) == Some(*h)).map(|(p, _)| p.clone()).collect();
-            entry.round = Some(Round {
-                number: prior.number + 1,
-                first_label: prior.first_label,
-                previous_id: prior.id,
-                unchanged,
-            });
-            entry.round_base = prior.change_set;
-        }
+        entry.review = review;
         inner.stack.push(entry);
         self.publish(&mut inner, StoreChange::Pushed { id: id.clone() });
         Ok(id)
@@ -607,12 +567,12 @@ impl PendingActionStore {
     /// replaced; later pushes never reuse a restored id. Publishes one `Restored` event.
     pub(crate) fn restore_entries(
         &self,
-        actions: Vec<(PendingAction, ActionStatus, Vec<Comment>)>,
+        actions: Vec<(PendingAction, ActionStatus, Vec<Comment>, ReviewState)>,
     ) -> Vec<Result<ActionId, ActionId>> {
         let mut inner = self.lock();
         let mut out = Vec::with_capacity(actions.len());
         let mut entries = Vec::new();
-        for (action, status, comments) in actions {
+        for (action, status, comments, review) in actions {
             let id = action.id.clone();
             let taken = inner.stack.iter().chain(entries.iter()).any(|e: &Entry| e.action.id == id);
             if taken {
@@ -623,7 +583,9 @@ impl PendingActionStore {
                 inner.next_id = inner.next_id.max(n.saturating_add(1));
             }
             // Never refused by the limits: these were pending already.
-            entries.push(Entry::new(Arc::new(action), status).with_comments(comments));
+            let mut entry = Entry::new(Arc::new(action), status).with_comments(comments);
+            entry.review = review;
+            entries.push(entry);
             out.push(Ok(id));
         }
         let ids: Vec<ActionId> = entries.iter().map(|e| e.action.id.clone()).collect();
@@ -697,17 +659,35 @@ impl PendingActionStore {
 }
 
 impl PendingActionStore {
-    /// Keeps pending action `id`, which is being discarded with "Request changes", so that the
-    /// next preview its agent pushes is the next round of the review ([`ActionInfo::round`]).
-    pub fn remember_round(&self, id: &str) {
+    /// Keeps pending action `id`, which is being discarded with "Request changes" with
+    /// `comments`, so that the next preview its agent pushes is the next round of the review
+    /// ([`ActionInfo::round`]); that round shows these comments, and the earlier rounds'
+    /// comments still on this round's lines, beside their lines.
+    pub fn remember_round(&self, id: &str, comments: Vec<Comment>) {
         let mut inner = self.lock();
         let Some(entry) = inner.stack.iter().find(|e| e.action.id == id) else { return };
-        let prior = PriorRound {
-            number: entry.round.as_ref().map_or(1, |r| r.number),
-            first_label: entry.round.as_ref().map_or_else(|| entry.action.label.clone(), |r| r.first_label.clone()),
+        let round = entry.review.round.as_ref();
+        let number = round.map_or(1, |r| r.number);
+        // The comments still on this round's lines from earlier rounds go on, then this one's.
+        let mut carried: Vec<(u32, Comment)> = round
+            .map(|r| {
+                r.earlier
+                    .iter()
+                    .filter_map(|e| {
+                        let (start_line, end_line) = e.now_lines?;
+                        Some((e.round, Comment { start_line, end_line, ..e.comment.clone() }))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        carried.extend(comments.into_iter().map(|c| (number, c)));
+        let prior = crate::rounds::PriorRound {
+            number,
+            first_label: round.map_or_else(|| entry.action.label.clone(), |r| r.first_label.clone()),
             id: id.to_string(),
-            proposed: proposed_hashes(entry.action.change_set.as_deref()),
             change_set: entry.action.change_set.clone(),
+            comments: carried,
+            viewed: entry.review.viewed.clone(),
         };
         let agent = entry.action.pushed_by.clone().unwrap_or_default();
         inner.rounds.insert(agent, prior);
@@ -715,17 +695,65 @@ impl PendingActionStore {
 
     /// What changed in `path` since the previous round of the review: the diff from the text
     /// the previous round proposed for it (empty when it did not touch it) to the text this
-    /// action proposes (empty for a deletion). `None` when `id` is no round, or not pending, or
-    /// `path` is not one of its files.
+    /// action proposes (empty for a deletion); no change for a file proposed as before. `None`
+    /// when `id` is no round, or not pending, or `path` is not one of its files.
     pub fn round_diff(&self, id: &str, path: &str, context: usize) -> Option<crate::diff::FileDiff> {
-        let (base, cs) = {
+        let (before, cs) = {
             let inner = self.lock();
             let entry = inner.stack.iter().find(|e| e.action.id == id)?;
-            (entry.round_base.clone()?, entry.action.change_set.clone()?)
+            let round = entry.review.round.as_ref()?;
+            let cs = entry.action.change_set.clone()?;
+            let before = match entry.review.round_base.get(path) {
+                Some(text) => Some(text.clone()),
+                // Proposed exactly as before: nothing changed since.
+                None if round.unchanged.iter().any(|u| u == path) => None,
+                None => Some(String::new()),
+            };
+            (before, cs)
         };
         let (_, now) = cs.file_texts(path)?;
-        let before = base.file_texts(path).and_then(|(_, new)| new).unwrap_or_default();
-        Some(crate::diff::FileDiff::compute(path, None, before.as_bytes(), now.unwrap_or_default().as_bytes(), context))
+        let now = now.unwrap_or_default();
+        let before = before.unwrap_or_else(|| now.clone());
+        Some(crate::diff::FileDiff::compute(path, None, before.as_bytes(), now.as_bytes(), context))
+    }
+
+    /// Marks file `path` of pending action `id` viewed (pinned to the bytes it proposes), or
+    /// clears the mark. Kept with the action (persistence hook) and announced
+    /// (`CommentsChanged`). Refused when the action is gone or has no such file.
+    pub fn set_viewed(&self, id: &str, path: &str, viewed: bool) -> Result<(), CommentError> {
+        let mut inner = self.lock();
+        let Some(entry) = inner.stack.iter_mut().find(|e| e.action.id == id) else {
+            return Err(CommentError::NoAction { id: id.to_string() });
+        };
+        let cs = entry.action.change_set.as_deref();
+        let Some(change) = cs.and_then(|cs| cs.changes().iter().find(|c| c.path() == path)) else {
+            return Err(CommentError::Refused(format!(
+                "Cannot mark {path:?} viewed: it is not one of the files of \"{}\".",
+                entry.action.label
+            )));
+        };
+        let proposed = match change {
+            crate::changeset::Change::Edit { after, .. } => crate::changeset::ContentHash::of(after).to_string(),
+            crate::changeset::Change::Create { contents, .. } => {
+                crate::changeset::ContentHash::of(contents).to_string()
+            }
+            // A deletion or rename proposes no bytes: its mark is pinned to its path.
+            _ => String::new(),
+        };
+        let changed = if viewed {
+            entry.review.viewed.insert(path.to_string(), proposed.clone()) != Some(proposed)
+        } else {
+            entry.review.viewed.remove(path).is_some()
+        };
+        if !changed {
+            return Ok(());
+        }
+        let state = entry.review.clone();
+        if let Some(persist) = &inner.persist {
+            persist(crate::stored::Persist::Review { id: id.to_string(), state });
+        }
+        self.publish(&mut inner, StoreChange::CommentsChanged { id: id.to_string() });
+        Ok(())
     }
 }
 
@@ -746,7 +774,8 @@ fn info(entry: &Entry) -> ActionInfo {
         counts: a.counts(),
         hidden: a.hidden(),
         comments: entry.comments.clone(),
-        round: entry.round.clone(),
+        round: entry.review.round.clone(),
+        viewed: entry.review.viewed_paths(),
     }
 }
 

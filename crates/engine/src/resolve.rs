@@ -744,7 +744,8 @@ impl Tool for ResolveTool {
                     result.content.push(Content::Text { text: review.render(None) });
                 }
                 if details.requests_changes() {
-                    self.store.remember_round(&top.id);
+                    let comments = details.review.as_ref().map(|r| r.comments.clone()).unwrap_or_default();
+                    self.store.remember_round(&top.id, comments);
                 }
                 self.decided(&ctx, &top.id, &result);
                 Ok(result)

@@ -378,6 +378,13 @@ impl crate::session::Session {
             Ok(())
         })
     }
+
+    /// Marks file `path` of pending action `action_id` viewed, or clears the mark (see
+    /// [`crate::rounds::ReviewState::viewed`]): a next round keeps it only if the file is
+    /// proposed exactly as when it was viewed.
+    pub fn set_viewed(&self, action_id: &str, path: &str, viewed: bool) -> Result<(), CommentError> {
+        self.store().set_viewed(action_id, path.strip_prefix("./").unwrap_or(path), viewed)
+    }
 }
 
 #[cfg(test)]

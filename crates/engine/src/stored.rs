@@ -60,6 +60,8 @@ pub struct StoredAction {
     pub body: StoredBody,
     /// The person's comments on it so far (drafts until the decision), in file order.
     pub comments: Vec<crate::review::Comment>,
+    /// Its review round and the files marked viewed.
+    pub review: crate::rounds::ReviewState,
 }
 
 /// What a stored action does when applied.
@@ -135,6 +137,8 @@ pub enum Persist {
     Remove { id: ActionId },
     /// Its comments changed: keep this list (in file order) instead of the one kept.
     Comments { id: ActionId, comments: Vec<crate::review::Comment> },
+    /// Its viewed marks changed: keep this review state instead of the one kept.
+    Review { id: ActionId, state: crate::rounds::ReviewState },
 }
 
 /// The store's persistence hook (see [`crate::PendingActionStore::set_persistence`]).
@@ -168,6 +172,7 @@ impl PendingAction {
             pushed_by: self.pushed_by.clone(),
             body,
             comments: Vec::new(),
+            review: crate::rounds::ReviewState::default(),
         }
     }
 }
@@ -206,15 +211,17 @@ impl Session {
     /// `orphaned`. Nothing is applied, and nothing is saved again through the persistence
     /// hook (the actions are stored already).
     pub fn restore(&self, actions: Vec<StoredAction>) -> RestoreReport {
-        let rebuilt: Vec<(PendingAction, ActionStatus, Vec<crate::review::Comment>)> = actions
+        type Rebuilt = (PendingAction, ActionStatus, Vec<crate::review::Comment>, crate::rounds::ReviewState);
+        let rebuilt: Vec<Rebuilt> = actions
             .into_iter()
             .map(|mut a| {
                 let comments = std::mem::take(&mut a.comments);
+                let review = std::mem::take(&mut a.review);
                 let (action, status) = self.rebuild(a);
-                (action, status, comments)
+                (action, status, comments, review)
             })
             .collect();
-        let statuses: Vec<ActionStatus> = rebuilt.iter().map(|(_, s, _)| s.clone()).collect();
+        let statuses: Vec<ActionStatus> = rebuilt.iter().map(|(_, s, _, _)| s.clone()).collect();
         let mut report = RestoreReport::default();
         for (outcome, status) in self.store().restore_entries(rebuilt).into_iter().zip(statuses) {
             match outcome {
@@ -229,8 +236,18 @@ impl Session {
     }
 
     fn rebuild(&self, stored: StoredAction) -> (PendingAction, ActionStatus) {
-        let StoredAction { id, label, source_tool_name, details, created_at, origin, pushed_by, body, comments: _ } =
-            stored;
+        let StoredAction {
+            id,
+            label,
+            source_tool_name,
+            details,
+            created_at,
+            origin,
+            pushed_by,
+            body,
+            comments: _,
+            review: _,
+        } = stored;
         let orphan = |label: String, details: Option<Value>| {
             let refusal = orphaned_apply_refusal(&id, &label, ORPHANED_MESSAGE);
             let action = PendingAction {

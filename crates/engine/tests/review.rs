@@ -384,3 +384,118 @@ async fn the_preview_answering_request_changes_is_round_2_with_its_unchanged_fil
     let fourth = push(&s, d.path());
     assert_eq!(s.store().info(&fourth).unwrap().round, None);
 }
+
+/// Where an earlier comment is in this round (first and last line).
+type Lines = Option<(u32, u32)>;
+
+#[tokio::test]
+async fn the_next_round_shows_earlier_comments_on_their_lines_keeps_viewed_marks_and_survives_a_restart() {
+    let (d, s) = session(ResolvePolicy::Human);
+    let saved: Arc<Mutex<Vec<Persist>>> = Arc::default();
+    let sink = saved.clone();
+    s.store().set_persistence(Box::new(move |p| sink.lock().unwrap().push(p)));
+    let first = push(&s, d.path());
+    // a.ts proposes `info(a);` on line 2 and `info(2);` on line 3; b.txt `2` on line 2.
+    s.add_comment(&first, &draft("a.ts", Side::New, 2, 2, "keep log here")).unwrap();
+    s.add_comment(&first, &draft("a.ts", Side::New, 3, 3, "fine")).unwrap();
+    s.add_comment(&first, &draft("b.txt", Side::New, 2, 2, "spell it out")).unwrap();
+    s.set_viewed(&first, "a.ts", true).unwrap();
+    s.set_viewed(&first, "b.txt", true).unwrap();
+    assert_eq!(s.store().info(&first).unwrap().viewed, vec!["a.ts", "b.txt"]);
+    let err = s.set_viewed(&first, "elsewhere.ts", true).unwrap_err();
+    assert!(err.to_string().contains("\"elsewhere.ts\"") && err.to_string().contains("not one of the files"), "{err}");
+    let outcome = s.resolve(Actor::Person, resolve(ResolveAction::Discard, "see comments", &first, true)).await;
+    assert!(matches!(outcome, ResolveOutcome::Decided { .. }), "{outcome:?}");
+
+    // Round 2: a.ts gains a header line and keeps line 2 as `log(a);`; b.txt as before.
+    let mut cs = ChangeSet::new();
+    let a2 = "// reviewed\nlet a = 1;\nlog(a);\ninfo(2);\n";
+    cs.edit("a.ts", A.as_bytes().to_vec(), a2.as_bytes().to_vec());
+    cs.edit("b.txt", B.as_bytes().to_vec(), B.replace("two", "2").into_bytes());
+    let second = s
+        .api()
+        .push_pending_action(CustomToolPendingAction::from_change_set(
+            "AST Edit: again",
+            cs,
+            s.workspace().clone(),
+            "Applied.",
+        ))
+        .unwrap();
+    let info = s.store().info(&second).unwrap();
+    let round = info.round.clone().expect("round 2");
+    let placed: Vec<(&str, Lines, bool)> =
+        round.earlier.iter().map(|e| (e.comment.text.as_str(), e.now_lines, e.changed)).collect();
+    assert_eq!(
+        placed,
+        vec![
+            ("keep log here", Some((3, 3)), true),
+            ("fine", Some((4, 4)), false),
+            ("spell it out", Some((2, 2)), false),
+        ],
+        "each earlier comment on this round's line, marked changed where the agent changed it"
+    );
+    assert!(round.earlier.iter().all(|e| e.round == 1));
+    assert_eq!(info.viewed, vec!["b.txt"], "a.ts's proposal changed: its viewed mark is cleared");
+
+    // A restart: the kept action comes back as round 2 with its comments, marks and interdiff.
+    let events = saved.lock().unwrap().clone();
+    let stored = events
+        .iter()
+        .find_map(|p| match p {
+            Persist::Save(a) if a.id == second => Some(a.clone()),
+            _ => None,
+        })
+        .expect("round 2 is saved");
+    let fresh = Session::with_store(d.path(), ResolvePolicy::Human, PendingActionStore::with_id_prefix("r")).unwrap();
+    assert_eq!(fresh.restore(vec![stored]).restored.len(), 1);
+    let back = fresh.store().info(&second).unwrap();
+    assert_eq!(back.round, info.round, "the round, with its earlier comments, survives the restart");
+    assert_eq!(back.viewed, vec!["b.txt"]);
+    let since = fresh.store().round_diff(&second, "a.ts", 3).expect("the interdiff survives too");
+    let lines: Vec<(LineKind, &str)> =
+        since.hunks.iter().flat_map(|h| h.lines.iter()).map(|l| (l.kind, l.text.as_str())).collect();
+    assert!(
+        lines.contains(&(LineKind::Removed, "info(a);")) && lines.contains(&(LineKind::Added, "log(a);")),
+        "{lines:?}"
+    );
+    assert!(fresh.store().round_diff(&second, "b.txt", 3).unwrap().hunks.is_empty());
+    // A mark given after the restart is kept through the hook like any other.
+    let kept: Arc<Mutex<Vec<Persist>>> = Arc::default();
+    let sink = kept.clone();
+    fresh.store().set_persistence(Box::new(move |p| sink.lock().unwrap().push(p)));
+    fresh.set_viewed(&second, "a.ts", true).unwrap();
+    let last = kept.lock().unwrap().last().cloned();
+    let Some(Persist::Review { id, state }) = last else { panic!("a viewed mark is persisted: {last:?}") };
+    assert_eq!((id.as_str(), state.viewed_paths()), (second.as_str(), vec!["a.ts".to_string(), "b.txt".to_string()]));
+    assert_eq!(state.round, info.round, "the round is kept with the marks");
+
+    // Changes requested again with one new comment: round 3 shows it and round 1's comments
+    // still on round 2's lines, each with the round it was written in.
+    fresh.add_comment(&second, &draft("a.ts", Side::New, 1, 1, "drop this header")).unwrap();
+    let outcome = fresh.resolve(Actor::Person, resolve(ResolveAction::Discard, "again", &second, true)).await;
+    assert!(matches!(outcome, ResolveOutcome::Decided { .. }), "{outcome:?}");
+    let mut cs = ChangeSet::new();
+    cs.edit("a.ts", A.as_bytes().to_vec(), "let a = 1;\nlog(a);\ninfo(2);\n".as_bytes().to_vec());
+    let third = fresh
+        .api()
+        .push_pending_action(CustomToolPendingAction::from_change_set(
+            "AST Edit: third",
+            cs,
+            fresh.workspace().clone(),
+            "Applied.",
+        ))
+        .unwrap();
+    let round = fresh.store().info(&third).unwrap().round.expect("round 3");
+    let placed: Vec<(u32, &str, Lines, bool)> =
+        round.earlier.iter().map(|e| (e.round, e.comment.text.as_str(), e.now_lines, e.changed)).collect();
+    assert_eq!(
+        placed,
+        vec![
+            (1, "keep log here", Some((2, 2)), false),
+            (1, "fine", Some((3, 3)), false),
+            (1, "spell it out", None, true),
+            (2, "drop this header", Some((1, 1)), true),
+        ],
+        "round 1's comments follow their lines again; b.txt left the change, so its comment has no place"
+    );
+}

@@ -60,7 +60,7 @@ fn saved(seen: &Mutex<Vec<Persist>>) -> Vec<StoredAction> {
         .iter()
         .filter_map(|p| match p {
             Persist::Save(a) => Some(a.clone()),
-            Persist::Remove { .. } | Persist::Comments { .. } => None,
+            Persist::Remove { .. } | Persist::Comments { .. } | Persist::Review { .. } => None,
         })
         .collect()
 }
@@ -200,6 +200,7 @@ async fn the_persistence_hook_sees_pushes_and_decisions_but_not_clear() {
             Persist::Save(a) => format!("save {}", a.id),
             Persist::Remove { id } => format!("remove {id}"),
             Persist::Comments { id, .. } => format!("comments {id}"),
+            Persist::Review { id, .. } => format!("review {id}"),
         })
         .collect();
     assert_eq!(

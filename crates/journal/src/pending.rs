@@ -74,6 +74,15 @@ fn comments_json(comments: &[resolve_engine::Comment]) -> Option<String> {
     }
 }
 
+/// A pending action's review state as stored: `NULL` when there is nothing to keep.
+fn review_json(state: &resolve_engine::ReviewState) -> Option<String> {
+    if state.is_empty() {
+        None
+    } else {
+        to_json(state)
+    }
+}
+
 fn entry_kind_name(k: EntryKind) -> &'static str {
     match k {
         EntryKind::File => "file",
@@ -96,8 +105,8 @@ impl Journal {
         };
         let inserted = tx.execute(
             "INSERT INTO pending_actions (workspace, action_id, label, source_tool_name, details, created_at_ms,
-                 origin, pushed_by, body, applied_text, discard_text, renames, comments)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                 origin, pushed_by, body, applied_text, discard_text, renames, comments, review)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
              ON CONFLICT (workspace, action_id) DO NOTHING",
             params![
                 workspace,
@@ -113,6 +122,7 @@ impl Journal {
                 discard_text,
                 renames,
                 comments_json(&action.comments),
+                review_json(&action.review),
             ],
         )?;
         if inserted == 1 {
@@ -186,6 +196,22 @@ impl Journal {
         Ok(())
     }
 
+    /// Keeps `state` (its round and viewed marks) as the review state of the pending action
+    /// `action_id` of `workspace`; an action that is not kept is not an error.
+    pub fn save_review(
+        &self,
+        workspace: &str,
+        action_id: &str,
+        state: &resolve_engine::ReviewState,
+    ) -> Result<(), JournalError> {
+        let conn = self.lock();
+        conn.execute(
+            "UPDATE pending_actions SET review = ?3 WHERE workspace = ?1 AND action_id = ?2",
+            params![workspace, action_id, review_json(state)],
+        )?;
+        Ok(())
+    }
+
     /// Forgets the pending action `action_id` of `workspace` (decided or popped). Forgetting
     /// one that is not kept is not an error.
     pub fn remove_pending(&self, workspace: &str, action_id: &str) -> Result<(), JournalError> {
@@ -212,7 +238,7 @@ impl Journal {
         let conn = self.lock();
         let mut stmt = conn.prepare(
             "SELECT seq, action_id, label, source_tool_name, details, created_at_ms, origin, pushed_by, body,
-                    applied_text, discard_text, renames, comments
+                    applied_text, discard_text, renames, comments, review
              FROM pending_actions WHERE workspace = ?1 ORDER BY seq",
         )?;
         type Row = (
@@ -225,6 +251,7 @@ impl Journal {
             Option<String>,
             Option<String>,
             String,
+            Option<String>,
             Option<String>,
             Option<String>,
             Option<String>,
@@ -246,6 +273,7 @@ impl Journal {
                     r.get(10)?,
                     r.get(11)?,
                     r.get(12)?,
+                    r.get(13)?,
                 ))
             })?
             .collect::<Result<_, _>>()?;
@@ -264,6 +292,7 @@ impl Journal {
             discard,
             renames,
             comments,
+            review,
         ) in rows
         {
             let body = match (body.as_str(), applied) {
@@ -299,6 +328,8 @@ impl Journal {
                 body,
                 // Comments this build cannot read back are dropped, never the action.
                 comments: comments.and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default(),
+                // Likewise a review state: the action comes back as a first round, unmarked.
+                review: review.and_then(|r| serde_json::from_str(&r).ok()).unwrap_or_default(),
             });
         }
         Ok(out)
@@ -501,6 +532,7 @@ mod tests {
                 })],
             },
             comments: Vec::new(),
+            review: Default::default(),
         }
     }
 
@@ -515,6 +547,7 @@ mod tests {
             pushed_by: None,
             body: StoredBody::Orphaned,
             comments: Vec::new(),
+            review: Default::default(),
         }
     }
 
@@ -696,6 +729,52 @@ mod tests {
         hook(Persist::Remove { id: "pa-x-1".into() });
         writer.flush();
         assert!(journal.pending("/w").unwrap().is_empty(), "decided: forgotten with its comments");
+    }
+
+    #[test]
+    fn a_review_round_and_viewed_marks_are_kept_with_the_action_through_the_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite3");
+        let mut round_two = edit_and_rename("pa-x-2");
+        round_two.review = resolve_engine::ReviewState {
+            round: Some(resolve_engine::Round {
+                number: 2,
+                first_label: "AST Edit: first".into(),
+                previous_id: "pa-x-1".into(),
+                unchanged: vec!["src/b.ts".into()],
+                earlier: vec![resolve_engine::EarlierComment {
+                    round: 1,
+                    comment: comment("c1", 1, "use const"),
+                    now_lines: Some((2, 2)),
+                    changed: true,
+                }],
+            }),
+            round_base: [("src/a.ts".to_string(), "the previous proposal\n".to_string())].into(),
+            viewed: Default::default(),
+        };
+        {
+            let journal = Arc::new(Journal::open(&path).unwrap());
+            let writer = Arc::new(crate::Writer::spawn(journal.clone(), Box::new(|_, r| assert!(r.is_ok()))).unwrap());
+            let hook = writer.persistence("/w");
+            hook(Persist::Save(round_two.clone()));
+            let mut marked = round_two.review.clone();
+            marked.viewed.insert("src/a.ts".into(), "hash-of-proposal".into());
+            hook(Persist::Review { id: "pa-x-2".into(), state: marked });
+            writer.flush();
+        }
+        // A new program opening the same file reads back the round whole, with the mark.
+        let j = Journal::open(&path).unwrap();
+        let kept = j.pending("/w").unwrap();
+        let mut expected = round_two.review.clone();
+        expected.viewed.insert("src/a.ts".into(), "hash-of-proposal".into());
+        assert_eq!(kept[0].review, expected);
+        // A state this build cannot read back is dropped, never the action.
+        j.lock()
+            .execute("UPDATE pending_actions SET review = '{\"round\": 7}' WHERE action_id = 'pa-x-2'", [])
+            .unwrap();
+        let kept = j.pending("/w").unwrap();
+        assert_eq!(kept[0].review, resolve_engine::ReviewState::default());
+        assert!(matches!(kept[0].body, StoredBody::ChangeSet { .. }), "the action itself is intact");
     }
 
     #[test]

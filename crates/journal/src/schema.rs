@@ -110,6 +110,9 @@ pub const MIGRATIONS: &[&str] = &[
     // and the review that went with a decision (JSON of `Review`), else NULL.
     "ALTER TABLE pending_actions ADD COLUMN comments TEXT;
     ALTER TABLE decisions ADD COLUMN review TEXT;",
+    // review rounds (issue 27): a pending action's round (its earlier comments, the previous
+    // round's proposals) and viewed marks (JSON of `ReviewState`), else NULL.
+    "ALTER TABLE pending_actions ADD COLUMN review TEXT;",
 ];
 
 /// The schema version this build writes.

@@ -24,6 +24,8 @@ enum Job {
     Unpending(String, String),
     /// The comments of a pending action changed (workspace, action id, the whole list).
     Comments(String, String, Vec<resolve_engine::Comment>),
+    /// A pending action's review state changed (workspace, action id, the whole state).
+    Review(String, String, Box<resolve_engine::ReviewState>),
     Run(JournalJob),
 }
 
@@ -83,6 +85,11 @@ impl Job {
                             .iter()
                             .map(|c| (c.path.len() + c.quote.len() + c.text.len()) as u64 + 64)
                             .sum::<u64>()
+                }
+                Job::Review(workspace, id, state) => {
+                    text(&[workspace, id])
+                        + state.viewed.iter().map(|(p, h)| (p.len() + h.len()) as u64 + 16).sum::<u64>()
+                        + state.round_base.iter().map(|(p, t)| (p.len() + t.len()) as u64 + 16).sum::<u64>()
                 }
                 Job::Run(_) => RUN_JOB_WEIGHT,
             }
@@ -149,6 +156,9 @@ impl Writer {
                     Job::Comments(workspace, id, comments) => {
                         report(j.path(), j.save_comments(&workspace, &id, &comments).as_ref().map(|_| ()))
                     }
+                    Job::Review(workspace, id, state) => {
+                        report(j.path(), j.save_review(&workspace, &id, &state).as_ref().map(|_| ()))
+                    }
                     Job::Unpending(workspace, id) => {
                         report(j.path(), j.remove_pending(&workspace, &id).as_ref().map(|_| ()))
                     }
@@ -202,6 +212,7 @@ impl Writer {
                 resolve_engine::Persist::Save(action) => Job::Pushed(workspace.clone(), Box::new(action)),
                 resolve_engine::Persist::Remove { id } => Job::Unpending(workspace.clone(), id),
                 resolve_engine::Persist::Comments { id, comments } => Job::Comments(workspace.clone(), id, comments),
+                resolve_engine::Persist::Review { id, state } => Job::Review(workspace.clone(), id, Box::new(state)),
             };
             writer.send(job);
         })

@@ -36,6 +36,7 @@ fn big_action(id: &str, size: usize) -> StoredAction {
             replacements: Vec::new(),
         },
         comments: Vec::new(),
+        review: Default::default(),
     }
 }
 
