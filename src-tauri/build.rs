@@ -45,6 +45,7 @@ fn main() {
         "add_comment",
         "edit_comment",
         "delete_comment",
+        "set_file_viewed",
         "read_tool_log",
         "startup_painted",
         "next_events",

@@ -680,6 +680,14 @@ pub async fn edit_comment(
     comments_after(&session, &action_id, edited)
 }
 
+/// Marks a file of a pending action viewed, or clears the mark (`viewed: false`). The queue
+/// event that follows carries the action's marks.
+#[tauri::command]
+pub async fn set_file_viewed(state: State<'_, AppState>, action_id: String, path: String, viewed: bool) -> Result<()> {
+    let (session, _) = state.session().await;
+    session.set_viewed(&action_id, &path, viewed).map_err(convert::comment_error)
+}
+
 /// Deletes a comment; the action's comments after it.
 #[tauri::command]
 pub async fn delete_comment(

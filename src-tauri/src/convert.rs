@@ -120,7 +120,19 @@ pub fn action_summary(info: &ActionInfo, is_top: bool) -> wire::ActionSummary {
             first_label: r.first_label.clone(),
             previous_id: r.previous_id.clone(),
             unchanged: r.unchanged.clone(),
+            earlier: r
+                .earlier
+                .iter()
+                .map(|e| wire::EarlierComment {
+                    round: e.round,
+                    comment: review_comment(&e.comment),
+                    now_start_line: e.now_lines.map(|l| l.0),
+                    now_end_line: e.now_lines.map(|l| l.1),
+                    changed: e.changed,
+                })
+                .collect(),
         }),
+        viewed: info.viewed.clone(),
     }
 }
 

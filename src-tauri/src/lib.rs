@@ -97,6 +97,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
         commands::add_comment,
         commands::edit_comment,
         commands::delete_comment,
+        commands::set_file_viewed,
         commands::read_tool_log,
         commands::startup_painted,
         commands::next_events,

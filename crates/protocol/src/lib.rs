@@ -73,7 +73,7 @@ pub use resolve::{
     EditedFile, ExportFormat, ExportOutcome, HistoryEntry, HistoryOutcome, HistoryPage, HistoryQuery, PersonEdit,
     ResolveChoice, ResolveDetails, ResolveOutcome, UndoInfo, UndoState,
 };
-pub use review::{CommentDraft, CommentSide, Review, ReviewComment};
+pub use review::{CommentDraft, CommentSide, EarlierComment, Review, ReviewComment};
 pub use session::{Policy, SessionInfo};
 pub use stale::SincePreview;
 pub use tool::{ScriptStep, ToolInfo, ToolLog, ToolProgress, ToolRunOutcome};

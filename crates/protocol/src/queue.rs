@@ -80,6 +80,10 @@ pub struct ActionSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub round: Option<RoundInfo>,
+    /// The files the person marked viewed (each at the proposal they viewed; a next round
+    /// keeps a mark only where the file is proposed exactly as before), in path order.
+    #[serde(default)]
+    pub viewed: Vec<String>,
 }
 
 /// Where a preview stands in a review.
@@ -94,6 +98,8 @@ pub struct RoundInfo {
     pub previous_id: String,
     /// Files proposed exactly as in the previous round: nothing new to read there.
     pub unchanged: Vec<String>,
+    /// The previous round's comments, placed on this round's lines, in file order.
+    pub earlier: Vec<crate::review::EarlierComment>,
 }
 
 /// An agent's `resolve` call under the `human` policy: it proposes, the person decides.

@@ -35,6 +35,22 @@ pub struct ReviewComment {
     pub rendered: String,
 }
 
+/// A comment of an earlier round of the review, shown beside the lines it was on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct EarlierComment {
+    /// The round it was written in.
+    pub round: u32,
+    /// As written: its path, side, lines and quote are those of that round.
+    pub comment: ReviewComment,
+    /// Where its lines are in this round's diff (same side), 1-based, inclusive; `null` when
+    /// this round no longer has them.
+    pub now_start_line: Option<u32>,
+    pub now_end_line: Option<u32>,
+    /// Whether this round changed those lines.
+    pub changed: bool,
+}
+
 /// Where a new comment goes (`add_comment`); the backend quotes the lines.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

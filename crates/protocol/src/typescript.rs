@@ -103,6 +103,7 @@ pub fn bindings() -> String {
     declaration::<FileReplacements>(&mut out);
     declaration::<CommentSide>(&mut out);
     declaration::<ReviewComment>(&mut out);
+    declaration::<EarlierComment>(&mut out);
     declaration::<CommentDraft>(&mut out);
     declaration::<Review>(&mut out);
     let trimmed_len = out.trim_end().len();

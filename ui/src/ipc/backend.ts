@@ -198,6 +198,11 @@ export interface Backend {
   addComment(actionId: string, draft: CommentDraft): Promise<ReviewComment[]>;
   editComment(actionId: string, commentId: string, text: string): Promise<ReviewComment[]>;
   deleteComment(actionId: string, commentId: string): Promise<ReviewComment[]>;
+  /**
+   * Marks a file of a pending action viewed, or clears the mark. The mark is pinned to the
+   * proposal: a next round keeps it only where the file is proposed exactly as before.
+   */
+  setFileViewed(actionId: string, path: string, viewed: boolean): Promise<void>;
 }
 
 export type PickPathsOptions = { directory: boolean; multiple: boolean };

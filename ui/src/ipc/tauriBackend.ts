@@ -216,5 +216,6 @@ export function createTauriBackend(): Backend {
     addComment: (actionId, draft) => call<ReviewComment[]>('add_comment', { actionId, draft }),
     editComment: (actionId, commentId, text) => call<ReviewComment[]>('edit_comment', { actionId, commentId, text }),
     deleteComment: (actionId, commentId) => call<ReviewComment[]>('delete_comment', { actionId, commentId }),
+    setFileViewed: (actionId, path, viewed) => call<void>('set_file_viewed', { actionId, path, viewed }),
   };
 }

@@ -269,7 +269,12 @@ comments: Array<ReviewComment>,
  * The next round of a review (its agent's previous preview was discarded with "Request
  * changes"); absent otherwise.
  */
-round?: RoundInfo, };
+round?: RoundInfo, 
+/**
+ * The files the person marked viewed (each at the proposal they viewed; a next round
+ * keeps a mark only where the file is proposed exactly as before), in path order.
+ */
+viewed: Array<string>, };
 
 /**
  * Status of a pending action (SPEC §2).
@@ -333,7 +338,11 @@ previousId: string,
 /**
  * Files proposed exactly as in the previous round: nothing new to read there.
  */
-unchanged: Array<string>, };
+unchanged: Array<string>, 
+/**
+ * The previous round's comments, placed on this round's lines, in file order.
+ */
+earlier: Array<EarlierComment>, };
 
 /**
  * One row of `get_action_files`.
@@ -1031,6 +1040,28 @@ replacementId: number | null,
  * The agent's result line for it: `path:line: "quoted line" — comment`.
  */
 rendered: string, };
+
+/**
+ * A comment of an earlier round of the review, shown beside the lines it was on.
+ */
+export type EarlierComment = { 
+/**
+ * The round it was written in.
+ */
+round: number, 
+/**
+ * As written: its path, side, lines and quote are those of that round.
+ */
+comment: ReviewComment, 
+/**
+ * Where its lines are in this round's diff (same side), 1-based, inclusive; `null` when
+ * this round no longer has them.
+ */
+nowStartLine: number | null, nowEndLine: number | null, 
+/**
+ * Whether this round changed those lines.
+ */
+changed: boolean, };
 
 /**
  * Where a new comment goes (`add_comment`); the backend quotes the lines.
