@@ -14,7 +14,7 @@ describe('rounds', () => {
   it('round 2: the card, the note and the unchanged file', async () => {
     const scenario = reviewScenario();
     const top = scenario.queue.actions[0]!;
-    top.round = { number: 2, firstLabel: 'AST Edit: 3 replacements in 2 files', previousId: 'pa-earlier', unchanged: ['src/api/client.ts'] };
+    top.round = { number: 2, firstLabel: 'AST Edit: 3 replacements in 2 files', previousId: 'pa-earlier', unchanged: ['src/api/client.ts'], earlier: [] };
     render(App, { backend: new FakeBackend({ latencyMs: 0, scenario }) });
     await waitFor(() => expect(screen.getAllByTestId('file-row').length).toBe(2));
     const card = screen.getAllByTestId('queue-card')[0]!;
@@ -35,7 +35,7 @@ describe('rounds', () => {
   it('a changed file can show only what changed since the previous round', async () => {
     const scenario = reviewScenario();
     const top = scenario.queue.actions[0]!;
-    top.round = { number: 2, firstLabel: 'AST Edit: 3 replacements in 2 files', previousId: 'pa-earlier', unchanged: ['src/api/client.ts'] };
+    top.round = { number: 2, firstLabel: 'AST Edit: 3 replacements in 2 files', previousId: 'pa-earlier', unchanged: ['src/api/client.ts'], earlier: [] };
     const user = userEvent.setup();
     const moved = 'src/util/format.ts';
     // The engine's diff of the two proposals (a wire value: the file's diff stands in for it).
@@ -57,5 +57,72 @@ describe('rounds', () => {
     await waitFor(() => expect(within(since).getAllByTestId('diff-line').length).toBeGreaterThan(0));
     await user.click(screen.getByTestId('since-round-button'));
     expect(screen.queryByTestId('round-diff')).toBeNull();
+  });
+});
+
+describe('the next round: earlier comments and viewed marks', () => {
+  const moved = 'src/util/format.ts';
+  function roundTwo() {
+    const scenario = reviewScenario();
+    const top = scenario.queue.actions[0]!;
+    const earlier = (id: string, line: number, text: string, now: number | null, changed: boolean) => ({
+      round: 1,
+      comment: { id, path: moved, side: 'new' as const, startLine: line, endLine: line, quote: 'logger.debug(...)', text, replacementId: null, rendered: '' },
+      nowStartLine: now, nowEndLine: now, changed,
+    });
+    top.round = {
+      number: 2, firstLabel: 'AST Edit: 3 replacements in 2 files', previousId: 'pa-earlier', unchanged: ['src/api/client.ts'],
+      earlier: [earlier('c1', 3, 'use the logger', 3, true), earlier('c2', 1, 'keep the name', 1, false), earlier('c3', 9, 'this helper goes', null, true)],
+    };
+    return { scenario, top };
+  }
+
+  it('shows each earlier comment beside its line with whether the agent changed it', async () => {
+    const { scenario } = roundTwo();
+    const user = userEvent.setup();
+    render(App, { backend: new FakeBackend({ latencyMs: 0, scenario }) });
+    await waitFor(() => expect(screen.getAllByTestId('file-row').length).toBe(2));
+    expect(screen.getByTestId('round-earlier')).toHaveTextContent(
+      'Your 3 earlier comments are shown beside their lines: 2 on lines the agent changed, 1 on lines it did not.',
+    );
+    const row = screen.getAllByTestId('file-row').find((r) => r.dataset.path === moved)!;
+    expect(within(row).getByTestId('file-earlier')).toHaveTextContent('3');
+    await user.click(row);
+    await waitFor(() => expect(screen.getAllByTestId('earlier-comment').length).toBe(3));
+    const notes = screen.getAllByTestId('earlier-comment');
+    // The one whose lines are gone comes first, with its quote; the others follow their lines.
+    expect(notes.map((n) => n.dataset.nowLine)).toEqual(['', '1', '3']);
+    expect(within(notes[0]!).getByTestId('earlier-mark')).toHaveTextContent('those lines are gone in this round');
+    expect(within(notes[1]!).getByTestId('earlier-mark')).toHaveTextContent('not changed since');
+    expect(within(notes[2]!).getByTestId('earlier-mark')).toHaveTextContent('changed since');
+    expect(within(notes[2]!).getByTestId('earlier-text')).toHaveTextContent('use the logger');
+    // Read-only: an earlier comment has no Edit or Delete.
+    expect(within(notes[2]!).queryByTestId('comment-edit')).toBeNull();
+    // Placed after the row of its line (3) in the diff.
+    const rows = [...screen.getByTestId('diff-view').querySelectorAll('[data-testid="diff-line"], [data-testid="earlier-comment"]')];
+    const at = rows.indexOf(notes[2]!);
+    expect(rows[at - 1]!.textContent).toContain("logger.debug('formatting', ms);");
+  });
+
+  it('a file marked viewed shows so in the list and the mark is kept by the backend', async () => {
+    const { scenario, top } = roundTwo();
+    const user = userEvent.setup();
+    const backend = new FakeBackend({ latencyMs: 0, scenario });
+    render(App, { backend });
+    await waitFor(() => expect(screen.getAllByTestId('file-row').length).toBe(2));
+    expect(screen.getByTestId('files-viewed')).toHaveTextContent('0/2 viewed');
+    await user.click(screen.getAllByTestId('file-row').find((r) => r.dataset.path === moved)!);
+    const toggle = within(await screen.findByTestId('viewed-toggle')).getByRole('checkbox');
+    expect(toggle).not.toBeChecked();
+    await user.click(toggle);
+    await waitFor(() => expect(screen.getByTestId('files-viewed')).toHaveTextContent('1/2 viewed'));
+    const row = screen.getAllByTestId('file-row').find((r) => r.dataset.path === moved)!;
+    expect(row.dataset.viewed).toBe('true');
+    expect(within(row).getByTestId('file-viewed')).toHaveTextContent('viewed');
+    const kept = await backend.listActions();
+    expect(kept.actions.find((a) => a.id === top.id)!.viewed).toEqual([moved]);
+    await user.click(within(screen.getByTestId('viewed-toggle')).getByRole('checkbox'));
+    await waitFor(() => expect(screen.getByTestId('files-viewed')).toHaveTextContent('0/2 viewed'));
+    expect((await backend.listActions()).actions.find((a) => a.id === top.id)!.viewed).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
 // the last) unchanged lines are folded into gaps; a gap can be unfolded a few lines at a time
 // from either side, or whole, from the file's text (`oldLines`), never by asking the backend for
 // a bigger diff.
-import type { CommentSide, DiffLine, FileDiff, HiddenChar, ReviewComment } from '../ipc/backend';
+import type { CommentSide, DiffLine, EarlierComment, FileDiff, HiddenChar, ReviewComment } from '../ipc/backend';
 
 /** The hidden characters of the old file's lines, by 1-based line number (from `FileTexts`). */
 export type LineHiddenMap = ReadonlyMap<number, HiddenChar[]>;
@@ -167,7 +167,32 @@ export type Anchor = { side: CommentSide; line: number };
 /** A comment shown in the diff, after the last line it is on (`unplaced`: its lines are folded away). */
 export type NoteRow =
   | { kind: 'note'; comment: ReviewComment; key: string; unplaced: boolean }
+  | { kind: 'earlier'; note: EarlierNote; key: string; unplaced: boolean }
   | { kind: 'composer'; key: string; unplaced: boolean };
+
+/**
+ * A comment of an earlier round of the review, read-only, shown after the line `at` of this
+ * diff (`null`: it has no place here, so it is shown on top with its quote).
+ */
+export type EarlierNote = { earlier: EarlierComment; at: Anchor | null };
+
+/** The earlier comments of `path` placed on this round's diff of the whole proposal. */
+export function earlierOnProposal(earlier: EarlierComment[], path: string): EarlierNote[] {
+  return earlier
+    .filter((e) => e.comment.path === path)
+    .map((e) => ({ earlier: e, at: e.nowEndLine === null ? null : { side: e.comment.side, line: e.nowEndLine } }));
+}
+
+/**
+ * The earlier comments of `path` placed on the diff of the previous round's proposal (−) to
+ * this one (+): a comment on a proposed line is on that diff's old side, where it was written;
+ * one on the original has no place there.
+ */
+export function earlierOnRoundDiff(earlier: EarlierComment[], path: string): EarlierNote[] {
+  return earlier
+    .filter((e) => e.comment.path === path)
+    .map((e) => ({ earlier: e, at: e.comment.side === 'new' ? { side: 'old' as const, line: e.comment.endLine } : null }));
+}
 
 /** Where a unified row's line can be commented on: a removed line's old side, an added line's new side, both for context. */
 export function unifiedAnchors(row: UnifiedRow): Anchor[] {
@@ -198,13 +223,20 @@ export function withNotes<R extends { key: string }>(
   anchors: (row: R) => Anchor[],
   comments: ReviewComment[],
   composer: Anchor | null,
+  earlier: EarlierNote[] = [],
 ): Array<R | NoteRow> {
-  if (comments.length === 0 && composer === null) return rows;
+  if (comments.length === 0 && composer === null && earlier.length === 0) return rows;
   const at = (a: Anchor) => `${a.side}:${a.line}`;
-  const byEnd = new Map<string, ReviewComment[]>();
+  const byEnd = new Map<string, NoteRow[]>();
+  const head: NoteRow[] = [];
+  for (const e of earlier) {
+    const row: NoteRow = { kind: 'earlier', note: e, key: `earlier-${e.earlier.round}-${e.earlier.comment.id}`, unplaced: false };
+    if (e.at === null) head.push({ ...row, unplaced: true });
+    else byEnd.set(at(e.at), [...(byEnd.get(at(e.at)) ?? []), row]);
+  }
   for (const c of comments) {
     const k = at({ side: c.side, line: c.endLine });
-    byEnd.set(k, [...(byEnd.get(k) ?? []), c]);
+    byEnd.set(k, [...(byEnd.get(k) ?? []), { kind: 'note', comment: c, key: `note-${c.id}`, unplaced: false }]);
   }
   const placed = new Set<string>();
   let composerPlaced = false;
@@ -217,7 +249,7 @@ export function withNotes<R extends { key: string }>(
       const here = byEnd.get(k);
       if (here) {
         placed.add(k);
-        for (const c of here) body.push({ kind: 'note', comment: c, key: `note-${c.id}`, unplaced: false });
+        body.push(...here);
       }
       if (!composerPlaced && composer && at(composer) === k) {
         composerPlaced = true;
@@ -225,9 +257,8 @@ export function withNotes<R extends { key: string }>(
       }
     }
   }
-  const head: NoteRow[] = [];
   for (const [k, list] of byEnd) {
-    if (!placed.has(k)) for (const c of list) head.push({ kind: 'note', comment: c, key: `note-${c.id}`, unplaced: true });
+    if (!placed.has(k)) for (const n of list) head.push({ ...n, unplaced: true });
   }
   if (composer && !composerPlaced) head.push({ kind: 'composer', key: 'composer', unplaced: true });
   return head.length === 0 ? body : [...head, ...body];

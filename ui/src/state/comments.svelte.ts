@@ -123,6 +123,30 @@ export class Comments {
     }
   }
 
+  /** Whether file `path` of action `actionId` is marked viewed. */
+  viewed(actionId: string, path: string): boolean {
+    return (this.review.actions.find((a) => a.id === actionId)?.viewed ?? []).includes(path);
+  }
+
+  /**
+   * Marks a file viewed (or clears the mark): shown at once, kept by the backend with the
+   * action; a refusal puts the mark back and says why.
+   */
+  async setViewed(actionId: string, path: string, viewed: boolean) {
+    const action = this.review.actions.find((a) => a.id === actionId);
+    if (!action) return;
+    const before = action.viewed ?? [];
+    action.viewed = viewed ? [...new Set([...before, path])].sort() : before.filter((p) => p !== path);
+    try {
+      await this.backend.setFileViewed(actionId, path, viewed);
+      this.review.announcer.say(viewed ? `${path} marked viewed.` : `${path} no longer marked viewed.`);
+    } catch (err) {
+      const now = this.review.actions.find((a) => a.id === actionId);
+      if (now) now.viewed = before;
+      this.review.banner = { text: toBackendError(err).message, isError: true };
+    }
+  }
+
   /** Shows the backend's list at once (the queue read that follows confirms it). */
   private show(actionId: string, list: ReviewComment[]) {
     const action = this.review.actions.find((a) => a.id === actionId);

@@ -11,7 +11,7 @@ function stubBackend() {
     actions: store.ids.map((id, i) => ({
       id, label: id, badge: null, summary: id, sourceToolName: 'ast_edit', pushedBy: null, createdAtMs: 0,
       status: { kind: 'pending' }, isTop: i === 0, kind: 'changeSet', counts: { files: 1, added: 1, removed: 1, renames: 0 },
-      filesText: '1 file', renamesText: '0 renames', origin: null, proposal: null, comments: [],
+      filesText: '1 file', renamesText: '0 renames', origin: null, proposal: null, comments: [], viewed: [],
     })),
   });
   const backend = {

@@ -1015,4 +1015,18 @@ export class FakeBackend implements Backend {
     this.bump();
     return structuredClone(action.summary.comments);
   }
+
+  /** Viewed marks, in path order, like the engine's (an unknown file is refused by name). */
+  async setFileViewed(actionId: string, path: string, viewed: boolean): Promise<void> {
+    await this.delay();
+    const action = this.find(actionId);
+    if (!action.files.some((f) => f.path === path)) {
+      throw new BackendError('invalidParams', `Cannot mark ${JSON.stringify(path)} viewed: it is not one of the files of "${action.summary.label}".`);
+    }
+    const marks = new Set(action.summary.viewed ?? []);
+    if (viewed) marks.add(path);
+    else marks.delete(path);
+    action.summary.viewed = [...marks].sort();
+    this.bump();
+  }
 }

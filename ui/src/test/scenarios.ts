@@ -66,6 +66,7 @@ function bulk(id: string, fileCount: number, perFile: number, createdAtMs: numbe
     origin: { tool: 'ast_edit', params: { ops: [{ pat: 'console.log($$$A)', out: 'logger.debug($$$A)' }], path: 'src', glob: '**/steps/*.ts' } },
     proposal: null,
     comments: [],
+    viewed: [],
   };
   return { action, files, diffs };
 }
