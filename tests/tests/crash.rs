@@ -162,6 +162,50 @@ fn kill_at(point: &str, seed: u64) {
     assert!(reopen(&root).is_null(), "{point}: recovery is done once");
 }
 
+/// An apply through the session's `resolve` — whole, part (`leave_out`) or with the person's
+/// edits, all through one door — names its action in the intent record: a process killed
+/// mid-commit is recovered by the next open, which says which action it was and who decided.
+#[test]
+fn an_apply_through_resolve_killed_midway_names_its_action_whole_part_or_edited() {
+    for mode in ["whole", "part", "edited"] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let plan = small(&root, 7);
+        let before = snapshot(&root);
+        let plan_dir = tempfile::tempdir().unwrap();
+        let plan_file = plan_dir.path().join("plan.json");
+        std::fs::write(&plan_file, serde_json::to_string(&plan).unwrap()).unwrap();
+        let mut child = Command::new(PROBE)
+            .arg("resolve")
+            .arg(&root)
+            .arg(&plan_file)
+            .arg(mode)
+            .env("RDESK_TEST_PAUSE_AT", "commit:0")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the probe starts");
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut line = String::new();
+        while line.trim() != "RDESK_PAUSED commit:0" {
+            line.clear();
+            assert!(stderr.read_line(&mut line).expect("stderr") > 0, "{mode}: the probe ended before commit:0");
+        }
+        child.kill().expect("SIGKILL");
+        child.wait().expect("the probe is reaped");
+
+        let recovery = reopen(&root);
+        assert_eq!(recovery["outcome"], "rolled_back", "{mode}: {recovery}");
+        assert_eq!(recovery["context"]["label"], "Kill test: through resolve", "{mode}: {recovery}");
+        assert_eq!(recovery["context"]["source_tool_name"], "apply-probe", "{mode}: {recovery}");
+        assert_eq!(recovery["context"]["actor"], "script", "{mode}: {recovery}");
+        assert!(recovery["context"]["action_id"].as_str().is_some_and(|id| !id.is_empty()), "{mode}: {recovery}");
+        let now = snapshot(&root);
+        assert!(now == before, "{mode}: every file byte for byte as before: {}", diff(&before, &now));
+    }
+}
+
 /// The first few paths that differ, for a readable failure.
 fn diff(want: &Snapshot, got: &Snapshot) -> String {
     let mut out = Vec::new();

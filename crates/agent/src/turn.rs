@@ -24,8 +24,7 @@
 //!   conversation stays well-formed for the next turn.
 
 use resolve_engine::{
-    Actor, CallRecord, CancellationToken, ResolveDetails, ResolvePolicy, Session, ToolContext, ToolResult,
-    RESOLVE_TOOL_NAME,
+    Actor, CallRecord, CancellationToken, ResolvePolicy, Session, ToolContext, ToolResult, RESOLVE_TOOL_NAME,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -439,6 +438,7 @@ impl AgentLoop {
                 },
                 pushed: Vec::new(),
                 decided_by: None,
+                decision: None,
             },
             Ok(args) => {
                 // A resolve the engine would refuse (bad parameters) does not wait: let it fail.
@@ -491,7 +491,7 @@ impl AgentLoop {
             }
         };
         let resolved = match record.decided_by {
-            Some(by) if !record.result.is_error => ResolveDetails::of_result(&record.result).map(|d| Box::new((d, by))),
+            Some(by) if !record.result.is_error => record.decision.clone().map(|d| Box::new((d, by))),
             _ => None,
         };
         let result = record.result;

@@ -34,7 +34,7 @@ pub fn keep(journal: &Arc<Writer>, root: &str, entry: &TranscriptEntry) {
     if entry.call.tool != RESOLVE_TOOL_NAME || entry.result.is_error || entry.relay_of.is_some() {
         return;
     }
-    let (Some(record), Some(details)) = (entry.undo.clone(), ResolveDetails::of_result(&entry.result)) else {
+    let (Some(record), Some(details)) = (entry.undo.clone(), entry.decision.clone()) else {
         return;
     };
     if details.action != ResolveAction::Apply {

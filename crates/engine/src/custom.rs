@@ -76,12 +76,12 @@ impl CustomToolPendingAction {
             let cs = cs.clone();
             let ws = workspace.clone();
             let text = applied_text.clone();
+            // `resolve` writes a change set's action through its own door (naming the action
+            // in the intent record); this `apply` serves a caller holding the bare action.
             async move {
-                let context = crate::changeset::recovery::current_context();
-                let report =
-                    tokio::task::spawn_blocking(move || cs.apply_with_context(&ws, context)).await.map_err(|e| {
-                        ToolError::Failed(format!("apply stopped unexpectedly: {e}; nothing was written"))
-                    })??;
+                let report = tokio::task::spawn_blocking(move || cs.apply(&ws)).await.map_err(|e| {
+                    ToolError::Failed(format!("apply stopped unexpectedly: {e}; nothing was written"))
+                })??;
                 let mut result = ToolResult::text(text);
                 if !report.warnings.is_empty() {
                     result

@@ -44,6 +44,7 @@
 
 pub mod changeset;
 pub mod custom;
+mod decide;
 pub mod diff;
 #[cfg(feature = "fault-injection")]
 pub mod fault;

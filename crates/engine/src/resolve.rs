@@ -1,25 +1,19 @@
-//! The built-in, hidden `resolve` tool (SPEC §4): applies or discards the top pending action.
-//!
-//! Guarantees: one resolve at a time per session (a second call waits, then sees the new
-//! top); `expected_id` makes a double click or a race harmless; a failed apply keeps the
-//! action on the stack with status `stale` or `failed`; a panicking apply is a failed apply.
+//! What a resolve says (SPEC §4): the typed request ([`Resolve`]) and its JSON form for
+//! agents and scripts (`Resolve::parse`, the hidden `resolve` tool's schema), the details of
+//! a decision ([`ResolveDetails`]), and how a decision reads in a history. The decision
+//! itself is made by the typed core, `crate::decide`.
 
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use futures::FutureExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::changeset::edits::{EditedFile, PersonEdit};
-use crate::changeset::{ChangeSet, LeaveOut, PartialApply};
-use crate::pending::{ActionKind, ActionStatus, PendingAction, PendingActionStore};
+use crate::changeset::{LeaveOut, PartialApply};
 use crate::review::{CommentDraft, Review, ReviewRequest, Side};
 use crate::session::Actor;
-use crate::tool::{Content, ErrorCode, Tool, ToolContext, ToolError, ToolResult};
-use crate::waits::{Relayed, Waits};
-use crate::workspace::Workspace;
+use crate::tool::{Tool, ToolContext, ToolError, ToolResult};
 
 pub const RESOLVE_TOOL_NAME: &str = "resolve";
 
@@ -64,19 +58,24 @@ impl ResolveDetails {
     }
 }
 
-/// `resolve`'s parameters, read by hand so every message names the field and the value.
-#[derive(Debug)]
-pub(crate) struct ResolveParams {
-    pub action: ResolveAction,
-    /// Verbatim, byte for byte (SPEC §4): never trimmed or otherwise altered.
+/// A resolve as its caller asks for it: the typed parameters of the `resolve` tool. The
+/// session decides it ([`Session::resolve`](crate::Session::resolve)); agents and scripts
+/// send it as JSON, read by [`Resolve::parse`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolve {
+    pub choice: ResolveAction,
+    /// Why; required (a blank reason is refused). Verbatim, byte for byte (SPEC §4): never
+    /// trimmed or otherwise altered.
     pub reason: String,
+    /// The id of the action the caller saw on top; another action on top is refused.
     pub expected_id: Option<String>,
-    /// What to leave out of an apply (a partial apply); `None` when nothing is left out.
+    /// What to leave out of an apply (a partial apply; `None` or empty: the whole action).
     pub leave_out: Option<LeaveOut>,
-    /// Comments to send with the decision (besides those kept with the action), and whether
-    /// changes are requested (a discard only).
+    /// Comments to send besides those kept with the action, and Request changes (with
+    /// `Discard`); `None`: the kept comments only.
     pub review: Option<ReviewRequest>,
-    /// The person's own text for some files (edit, then apply); apply only.
+    /// Edit, then apply: the person's own text for some files (apply only; refused from an
+    /// agent). Empty: the proposal as it is.
     pub edits: Vec<PersonEdit>,
 }
 
@@ -86,10 +85,11 @@ const RESOLVE_KEYS: [&str; 6] = ["action", "reason", "expected_id", "leave_out",
 /// The message for a missing or blank reason.
 pub(crate) const BLANK_REASON: &str = "`reason` must be a non-empty string: say why you apply or discard this action.";
 
-impl ResolveParams {
-    /// Parses `resolve`'s parameters. The reason is kept exactly as given; only a blank
-    /// (empty or whitespace-only) one is refused.
-    pub(crate) fn parse(params: &Value) -> Result<Self, ToolError> {
+impl Resolve {
+    /// Reads `resolve`'s JSON parameters, by hand so every message names the field and the
+    /// value. The reason is kept exactly as given; only a blank (empty or whitespace-only)
+    /// one is refused.
+    pub fn parse(params: &Value) -> Result<Self, ToolError> {
         let invalid = |message: String| ToolError::InvalidParams(message);
         let obj = crate::params::as_object(RESOLVE_TOOL_NAME, params)?;
         crate::params::check_known_keys(RESOLVE_TOOL_NAME, "", obj, &RESOLVE_KEYS)?;
@@ -105,8 +105,8 @@ impl ResolveParams {
             }
         };
         let reason = match obj.get("reason") {
-            Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-            None | Some(Value::Null) | Some(Value::String(_)) => return Err(invalid(BLANK_REASON.into())),
+            Some(Value::String(s)) => s.clone(),
+            None | Some(Value::Null) => return Err(invalid(BLANK_REASON.into())),
             Some(other) => {
                 return Err(invalid(format!(
                     "`reason` must be a non-empty string, got {}: say why you apply or discard this action.",
@@ -126,33 +126,63 @@ impl ResolveParams {
         };
         let leave_out = match obj.get("leave_out") {
             None | Some(Value::Null) => None,
-            Some(value) => Some(parse_leave_out(value)?).filter(|l| !l.is_empty()),
+            Some(value) => Some(parse_leave_out(value)?),
         };
-        if leave_out.is_some() && action == ResolveAction::Discard {
-            return Err(invalid(
-                "`leave_out` is only for \"apply\": a discard drops the whole action. Remove `leave_out`, or apply with it.".into(),
-            ));
-        }
         let review = match obj.get("review") {
             None | Some(Value::Null) => None,
             Some(value) => Some(parse_review(value)?),
         };
-        if review.as_ref().is_some_and(|r| r.request_changes) && action == ResolveAction::Apply {
-            return Err(invalid(
-                "`review.request_changes` goes with \"discard\" (Request changes discards the action so that a new preview answers the review). To apply with comments, leave `request_changes` out.".into(),
-            ));
-        }
         let edits = match obj.get("edits") {
             None | Some(Value::Null) => Vec::new(),
             Some(value) => parse_edits(value)?,
         };
-        if !edits.is_empty() && action == ResolveAction::Discard {
+        let resolve = Self { choice: action, reason, expected_id, leave_out, review, edits };
+        resolve.check()?;
+        Ok(resolve)
+    }
+
+    /// The rules a resolve keeps whoever sends it (JSON or typed): a reason that is not blank,
+    /// `leave_out` and `edits` with an apply only, Request changes with a discard only, no
+    /// file both edited and left out, comments with a path, a text and a place.
+    pub(crate) fn check(&self) -> Result<(), ToolError> {
+        let invalid = |message: String| ToolError::InvalidParams(message);
+        if self.reason.trim().is_empty() {
+            return Err(invalid(BLANK_REASON.into()));
+        }
+        if matches!(self.choice, ResolveAction::Undo | ResolveAction::Redo) {
+            return Err(invalid(
+                "`action` must be \"apply\" or \"discard\"; an applied action is undone from the history.".into(),
+            ));
+        }
+        let leave_out = self.leave_out.as_ref().filter(|l| !l.is_empty());
+        if leave_out.is_some() && self.choice == ResolveAction::Discard {
+            return Err(invalid(
+                "`leave_out` is only for \"apply\": a discard drops the whole action. Remove `leave_out`, or apply with it.".into(),
+            ));
+        }
+        if self.review.as_ref().is_some_and(|r| r.request_changes) && self.choice == ResolveAction::Apply {
+            return Err(invalid(
+                "`review.request_changes` goes with \"discard\" (Request changes discards the action so that a new preview answers the review). To apply with comments, leave `request_changes` out.".into(),
+            ));
+        }
+        for (i, c) in self.review.iter().flat_map(|r| r.comments.iter()).enumerate() {
+            let at = format!("review.comments[{i}]");
+            if c.path.trim().is_empty() || c.text.trim().is_empty() {
+                return Err(invalid(format!("`{at}` needs a `path` and a `text`, both non-empty.")));
+            }
+            if c.start_line == 0 && c.replacement_id.is_none() {
+                return Err(invalid(format!(
+                    "`{at}` needs `start_line` (1-based), or `replacement_id` for an ast_edit replacement."
+                )));
+            }
+        }
+        if !self.edits.is_empty() && self.choice == ResolveAction::Discard {
             return Err(invalid(
                 "`edits` are only for \"apply\": a discard writes nothing. Remove `edits`, or apply with them.".into(),
             ));
         }
-        if let Some(leave_out) = &leave_out {
-            for e in &edits {
+        if let Some(leave_out) = leave_out {
+            for e in &self.edits {
                 let path = crate::changeset::select::normalise(&e.path);
                 let left_out = leave_out.files.iter().any(|f| crate::changeset::select::normalise(f) == path)
                     || leave_out
@@ -167,7 +197,26 @@ impl ResolveParams {
                 }
             }
         }
-        Ok(Self { action, reason, expected_id, leave_out, review, edits })
+        Ok(())
+    }
+
+    /// The JSON parameters of this resolve, as an agent would send them (the transcript's
+    /// and the journal's record of the call).
+    pub fn to_params(&self) -> Value {
+        let mut params = json!({"action": self.choice.as_str(), "reason": self.reason});
+        if let Some(id) = &self.expected_id {
+            params["expected_id"] = json!(id);
+        }
+        if let Some(leave_out) = self.leave_out.as_ref().filter(|l| !l.is_empty()) {
+            params["leave_out"] = json!(leave_out);
+        }
+        if let Some(review) = &self.review {
+            params["review"] = json!(review);
+        }
+        if !self.edits.is_empty() {
+            params["edits"] = json!(self.edits);
+        }
+        params
     }
 
     /// `Err(IdMismatch)` when `expected_id` was given and the top action has another id.
@@ -362,140 +411,17 @@ fn parse_review(value: &Value) -> Result<ReviewRequest, ToolError> {
     Ok(ReviewRequest { request_changes, comments })
 }
 
-/// The review that goes with deciding `top`: the comments kept with it, then those the call
-/// gives (anchored on its change set), in file order; `None` when there is nothing to say.
-fn review_of(
-    store: &PendingActionStore,
-    top: &PendingAction,
-    request: Option<&ReviewRequest>,
-) -> Result<Option<Review>, ToolError> {
-    let mut comments = store.comments(&top.id);
-    if let Some(request) = request {
-        if !request.comments.is_empty() {
-            let cs = top.change_set.as_deref().ok_or_else(|| {
-                ToolError::InvalidParams(format!(
-                    "\"{}\" has no file list to comment on: leave `review.comments` out and say it in the reason.",
-                    top.label
-                ))
-            })?;
-            for (i, draft) in request.comments.iter().enumerate() {
-                let comment = crate::review::anchor(cs, draft, format!("r{}", i + 1))
-                    .map_err(|e| ToolError::InvalidParams(format!("`review.comments[{i}]`: {e}")))?;
-                comments.push(comment);
-            }
-        }
-    }
-    crate::review::sort_in_file_order(&mut comments, top.change_set.as_deref());
-    let review = Review { request_changes: request.is_some_and(|r| r.request_changes), comments };
-    Ok((!review.is_empty()).then_some(review))
-}
-
-/// The part of `top` that `leave_out` keeps, or why it cannot be left out of.
-fn select_part(top: &PendingAction, leave_out: &LeaveOut) -> Result<(Arc<ChangeSet>, PartialApply), ToolError> {
-    let cs = match (top.kind(), &top.change_set) {
-        (ActionKind::ChangeSet, Some(cs)) => cs,
-        (kind, _) => {
-            let what = match kind {
-                ActionKind::Rename => "a rename table",
-                _ => "a custom tool's action without a file list",
-            };
-            return Err(ToolError::InvalidParams(format!(
-                "`leave_out` needs an action with a file list (a change set), but \"{}\" is {what}: apply or discard it whole (call again without `leave_out`).",
-                top.label
-            )));
-        }
-    };
-    let (kept, partial) = cs.select(leave_out).map_err(ToolError::InvalidParams)?;
-    Ok((Arc::new(kept), partial))
-}
-
+/// The `resolve` tool as the registry lists it: its schema and description for agents, and
+/// the JSON adapter onto the typed core ([`Decider`](crate::decide::Decider)). The session
+/// routes every `resolve` call to the core itself (with the caller's actor); `execute` is
+/// for a caller holding the bare tool, decided as a script.
 pub(crate) struct ResolveTool {
-    store: Arc<PendingActionStore>,
-    /// Where a partial apply writes (the session's workspace).
-    workspace: Option<Arc<Workspace>>,
-    /// Agents waiting on decisions, and decisions kept for those that were not.
-    waits: Arc<Waits>,
-    /// One resolve at a time per session.
-    lock: tokio::sync::Mutex<()>,
-}
-
-/// What an agent that waited (or was not waiting) receives for a decision: the decider's
-/// result, plus `Decided by <who>: applied|discarded. Reason: …`, and `decided_by` in the
-/// details.
-pub(crate) fn relayed_result(result: &ToolResult, actor: Option<Actor>) -> ToolResult {
-    let choice = result.details.as_ref().and_then(|d| serde_json::from_value::<ResolveDetails>(d.clone()).ok());
-    let (verb, reason) = match &choice {
-        Some(d) => (
-            match d.action {
-                ResolveAction::Apply => "applied",
-                ResolveAction::Discard => "discarded",
-                ResolveAction::Undo => "undone",
-                ResolveAction::Redo => "redone",
-            },
-            d.reason.clone(),
-        ),
-        None => ("decided", String::new()),
-    };
-    let who = match actor {
-        Some(Actor::Script) => "a script",
-        Some(Actor::Agent) => "another agent",
-        Some(Actor::Person) | None => "the person",
-    };
-    let mut result = result.clone();
-    let line = Content::Text { text: format!("Decided by {who}: {verb}. Reason: {reason}") };
-    // The review, when there is one, stays last: decision, who decided and why, then comments.
-    let has_review = ResolveDetails::of_result(&result).is_some_and(|d| d.review.is_some());
-    if has_review && !result.content.is_empty() {
-        let at = result.content.len() - 1;
-        // The review's own `Reason:` line (an apply's) is said by this line now.
-        let Content::Text { text } = &mut result.content[at];
-        if let Some(rest) = text.split_once('\n').filter(|(first, _)| first.starts_with("Reason: ")).map(|(_, r)| r) {
-            *text = rest.to_string();
-        }
-        result.content.insert(at, line);
-    } else {
-        result.content.push(line);
-    }
-    if let Some(Value::Object(details)) = result.details.as_mut() {
-        let by = match actor {
-            Some(Actor::Script) => "script",
-            Some(Actor::Agent) => "agent",
-            Some(Actor::Person) | None => "person",
-        };
-        details.insert("decided_by".into(), json!(by));
-    }
-    result
+    decider: Arc<crate::decide::Decider>,
 }
 
 impl ResolveTool {
-    pub(crate) fn new(store: Arc<PendingActionStore>, waits: Arc<Waits>) -> Self {
-        Self { store, workspace: None, waits, lock: tokio::sync::Mutex::new(()) }
-    }
-
-    /// Lets `leave_out` apply part of an action in `workspace`.
-    pub(crate) fn with_workspace(mut self, workspace: Arc<Workspace>) -> Self {
-        self.workspace = Some(workspace);
-        self
-    }
-
-    /// Takes the action off the stack, then hands the decision to every agent waiting on it
-    /// and keeps it for each interested agent that is not (the one that pushed the action,
-    /// the one that proposed on it; not the agent that decided itself).
-    fn decided(&self, ctx: &ToolContext, action_id: &str, result: &ToolResult) {
-        let info = self.store.info(action_id);
-        self.store.remove_decided(action_id);
-        let actor = crate::session::CALL_SCOPE.try_with(|s| s.actor).ok();
-        let mut interested = Vec::new();
-        if let Some(info) = &info {
-            interested.extend(info.pushed_by.clone());
-            interested.extend(info.proposal.as_ref().and_then(|p| p.client.clone()));
-        }
-        if actor == Some(Actor::Agent) {
-            interested.retain(|c| Some(c) != ctx.client.as_ref());
-        }
-        let relayed = Relayed { result: relayed_result(result, actor), call_id: ctx.call_id.clone(), actor };
-        let label = info.map(|i| i.label).unwrap_or_default();
-        self.waits.decided(action_id, &label, &relayed, &interested);
+    pub(crate) fn new(decider: Arc<crate::decide::Decider>) -> Self {
+        Self { decider }
     }
 }
 
@@ -575,216 +501,14 @@ impl Tool for ResolveTool {
     }
 
     fn check_params(&self, params: &Value) -> Result<(), ToolError> {
-        ResolveParams::parse(params).map(|_| ())
+        Resolve::parse(params).map(|_| ())
     }
 
     async fn execute(&self, ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
-        let params = ResolveParams::parse(&params)?;
-        let reason = params.reason.clone();
-        let _one_at_a_time = self.lock.lock().await;
-        let top = self.store.top().ok_or(ToolError::NoPendingAction)?;
-        params.check_top(&top.id, &top.label)?;
-        let details = ResolveDetails {
-            action: params.action,
-            reason: reason.clone(),
-            source_tool_name: top.source_tool_name.clone(),
-            label: top.label.clone(),
-            action_id: top.id.clone(),
-            partial: None,
-            review: review_of(&self.store, &top, params.review.as_ref())?.map(Box::new),
-            edits: None,
-        };
-        let mut details = details;
-        match params.action {
-            ResolveAction::Apply => {
-                // An orphaned action has no apply to run: refused before anything, status kept.
-                if let Some(ActionStatus::Orphaned { message }) = self.store.info(&top.id).map(|a| a.status) {
-                    return Err(ToolError::Failed(crate::stored::orphaned_apply_refusal(
-                        &top.id, &top.label, &message,
-                    )));
-                }
-                // Edits are the person's: an agent proposes another text with a new preview.
-                if !params.edits.is_empty()
-                    && crate::session::CALL_SCOPE.try_with(|s| s.actor).ok() == Some(Actor::Agent)
-                {
-                    return Err(ToolError::InvalidParams(
-                        "`edits` are the person's (edit, then apply in the window); an agent proposes another text by pushing a new preview and discarding this one.".into(),
-                    ));
-                }
-                // A partial apply: refused before anything runs when the selection is wrong.
-                let part = match &params.leave_out {
-                    Some(leave_out) => {
-                        let ws = self.workspace.clone().ok_or_else(|| {
-                            ToolError::Failed("No workspace is open in this runtime; apply the whole action.".into())
-                        })?;
-                        let (kept, partial) = select_part(&top, leave_out)?;
-                        details.partial = Some(Box::new(partial.clone()));
-                        Some((kept, Some(partial), ws))
-                    }
-                    None => None,
-                };
-                // Edit, then apply: the person's text in place of the proposal, pinned to the
-                // same previewed bytes; refused before anything runs when an edit is wrong.
-                let part = match params.edits.is_empty() {
-                    true => part,
-                    false => {
-                        let (base, partial, ws) = match part {
-                            Some(p) => p,
-                            None => {
-                                let ws = self.workspace.clone().ok_or_else(|| {
-                                    ToolError::Failed(
-                                        "No workspace is open in this runtime; apply without edits.".into(),
-                                    )
-                                })?;
-                                let cs = top.change_set.clone().ok_or_else(|| {
-                                    ToolError::InvalidParams(format!(
-                                        "\"{}\" has no file list to edit: apply it as proposed, or discard it.",
-                                        top.label
-                                    ))
-                                })?;
-                                (cs, None, ws)
-                            }
-                        };
-                        let (edited_cs, edited) = base.with_edits(&params.edits).map_err(ToolError::InvalidParams)?;
-                        if edited.is_empty() {
-                            Some((base, partial, ws)).filter(|p| p.1.is_some())
-                        } else {
-                            details.edits = Some(edited);
-                            Some((Arc::new(edited_cs), partial, ws))
-                        }
-                    }
-                };
-                let details_json = serde_json::to_value(&details).unwrap_or(Value::Null);
-                // The action is named in the apply's intent record (for a crash recovery).
-                let applying = crate::changeset::ApplyContext {
-                    action_id: top.id.clone(),
-                    label: top.label.clone(),
-                    source_tool_name: top.source_tool_name.clone(),
-                    actor: crate::session::CALL_SCOPE.try_with(|s| s.actor).ok(),
-                    client: crate::session::CALL_SCOPE.try_with(|s| s.client.clone()).ok().flatten(),
-                };
-                let run = match &part {
-                    None => (top.apply)(reason.clone()),
-                    Some((kept, partial, ws)) => {
-                        apply_part(&top.label, kept.clone(), partial.as_ref(), details.edits.as_deref(), ws.clone())
-                            .boxed()
-                    }
-                };
-                let apply = crate::changeset::recovery::APPLYING.scope(applying, run);
-                let outcome = AssertUnwindSafe(apply).catch_unwind().await;
-                let failure = match outcome {
-                    Ok(Ok(result)) if !result.is_error => {
-                        let mut result = result;
-                        if !result.has_text() {
-                            result.content = vec![Content::Text { text: format!("Applied: {}.", top.label) }];
-                        }
-                        if let Some(review) = &details.review {
-                            result.content.push(Content::Text { text: review.render(Some(&reason)) });
-                        }
-                        result.details = Some(details_json);
-                        // The undo data covers exactly what was written.
-                        match &part {
-                            Some((kept, _, _)) => crate::undo::remember_applied(kept.clone()).await,
-                            None => {
-                                if let Some(cs) = top.change_set.clone() {
-                                    crate::undo::remember_applied(cs).await;
-                                }
-                            }
-                        }
-                        self.decided(&ctx, &top.id, &result);
-                        return Ok(result);
-                    }
-                    Ok(Ok(result)) => ToolError::Failed(result.text_content()),
-                    Ok(Err(err)) => err,
-                    Err(_) => ToolError::Failed("the action's apply panicked".into()),
-                };
-                let (status, message) = match &failure {
-                    ToolError::Stale { files, message } => {
-                        (ActionStatus::Stale { files: files.clone(), message: message.clone() }, message.clone())
-                    }
-                    other => {
-                        let message = format!(
-                            "Apply failed for \"{}\": {other} The action stays on the stack (status: failed); apply again or discard it.",
-                            top.label
-                        );
-                        (ActionStatus::Failed { error: other.to_string() }, message)
-                    }
-                };
-                self.store.set_status(&top.id, status);
-                let code = match failure {
-                    ToolError::Stale { .. } => ErrorCode::Stale,
-                    _ => ErrorCode::ApplyFailed,
-                };
-                Ok(ToolResult {
-                    content: vec![Content::Text { text: message }],
-                    details: Some(details_json),
-                    is_error: true,
-                    error_code: Some(code.as_str().to_string()),
-                })
-            }
-            ResolveAction::Undo | ResolveAction::Redo => Err(ToolError::InvalidParams(
-                "`action` must be \"apply\" or \"discard\"; an applied action is undone from the history.".into(),
-            )),
-            ResolveAction::Discard => {
-                let details_json = serde_json::to_value(&details).unwrap_or(Value::Null);
-                let default_text = format!("Discarded: {}. Reason: {}", top.label, reason);
-                let text = match &top.reject {
-                    None => default_text,
-                    Some(reject) => match AssertUnwindSafe(reject(reason.clone())).catch_unwind().await {
-                        Ok(Ok(Some(result))) if result.has_text() => result.text_content(),
-                        Ok(Ok(_)) => default_text,
-                        Ok(Err(err)) => {
-                            format!("{default_text} (its cleanup reported an error: {err})")
-                        }
-                        Err(_) => format!("{default_text} (its cleanup panicked)"),
-                    },
-                };
-                let mut result = ToolResult::text(text).with_details(details_json);
-                if let Some(review) = &details.review {
-                    result.content.push(Content::Text { text: review.render(None) });
-                }
-                if details.requests_changes() {
-                    let comments = details.review.as_ref().map(|r| r.comments.clone()).unwrap_or_default();
-                    self.store.remember_round(&top.id, comments);
-                }
-                self.decided(&ctx, &top.id, &result);
-                Ok(result)
-            }
-        }
+        let resolve = Resolve::parse(&params)?;
+        let caller = crate::decide::Caller { actor: Actor::Script, client: ctx.client.clone(), call_id: ctx.call_id };
+        Ok(self.decider.decide(&caller, resolve).await?.result)
     }
-}
-
-/// Applies the kept part of an action through the ordinary [`ChangeSet::apply`]; the text is
-/// `Applied: <label>.` then what was left out, one line each (then warnings, if any).
-async fn apply_part(
-    label: &str,
-    kept: Arc<ChangeSet>,
-    partial: Option<&PartialApply>,
-    edits: Option<&[EditedFile]>,
-    ws: Arc<Workspace>,
-) -> Result<ToolResult, ToolError> {
-    let context = crate::changeset::recovery::current_context();
-    let report = tokio::task::spawn_blocking(move || kept.apply_with_context(&ws, context))
-        .await
-        .map_err(|e| ToolError::Failed(format!("apply stopped unexpectedly: {e}; nothing was written")))??;
-    let mut lines = match edits {
-        Some(_) => vec![format!("Applied with the person's edits: {label}.")],
-        None => vec![format!("Applied: {label}.")],
-    };
-    if let Some(partial) = partial {
-        lines.extend(partial.left_out_lines());
-    }
-    if let Some(edits) = edits {
-        lines.push("The person's edits, from your proposal to what was written:".to_string());
-        for e in edits {
-            lines.push(e.diff.trim_end_matches('\n').to_string());
-        }
-    }
-    let mut result = ToolResult::text(lines.join("\n"));
-    if !report.warnings.is_empty() {
-        result.content.push(Content::Text { text: format!("Warnings: {}", report.warnings.join("; ")) });
-    }
-    Ok(result)
 }
 
 /// The header of a resolve result in a transcript or history:

@@ -17,13 +17,13 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::custom::CustomToolApi;
+use crate::decide::{Caller, Decider};
 use crate::pending::{ActionId, ActionStatus, PendingActionStore, Proposal, StoreChange, StoreEvent};
 use crate::registry::{RegistryError, ToolRegistry, ToolSpec};
-use crate::resolve::{
-    render_resolve_header, ResolveAction, ResolveDetails, ResolveParams, ResolveTool, RESOLVE_TOOL_NAME,
-};
+pub use crate::resolve::Resolve;
+use crate::resolve::{render_resolve_header, ResolveDetails, ResolveTool, RESOLVE_TOOL_NAME};
 use crate::tool::{ErrorCode, Progress, Tool, ToolContext, ToolError, ToolResult};
-use crate::waits::{Delivery, Waits};
+use crate::waits::{Delivery, Relayed, Waits};
 use crate::workspace::{Workspace, WorkspaceError};
 
 /// The hidden built-in tool that changes who decides (`{"policy": "human"|"agent"}`).
@@ -62,6 +62,10 @@ pub struct TranscriptEntry {
     /// it replaced, pinned to the hashes it left). The journal keeps it for the history's Undo.
     #[serde(skip)]
     pub undo: Option<Arc<crate::undo::UndoRecord>>,
+    /// For a decision (`resolve` that got as far as an action, `undo`, `redo`): what was
+    /// decided, typed. The result's details say the same to agents, as JSON.
+    #[serde(skip)]
+    pub decision: Option<ResolveDetails>,
     /// Bytes of the result's text and details the transcript dropped (0: whole). Observers
     /// see every entry whole; the transcript keeps at most
     /// [`TRANSCRIPT_TEXT_BYTES`](crate::lean::TRANSCRIPT_TEXT_BYTES) of text and
@@ -101,7 +105,7 @@ impl HistoryEntry {
         if !decides || e.relay_of.is_some() {
             return None;
         }
-        let details: ResolveDetails = serde_json::from_value(e.result.details.clone()?).ok()?;
+        let details = e.decision.clone()?;
         let text = e.result.text_content();
         Some(HistoryEntry {
             header: render_resolve_header(&details, e.result.is_error, &text),
@@ -116,14 +120,47 @@ impl HistoryEntry {
     }
 }
 
+/// A call as it ends, before it is recorded ([`Session::finish_call`]).
+struct Finished {
+    call_id: String,
+    client: Option<String>,
+    actor: Actor,
+    call: ToolCall,
+    result: ToolResult,
+    pushed: Vec<ActionId>,
+    relay_of: Option<String>,
+    proposal: Option<Proposal>,
+    undo: Option<Arc<crate::undo::UndoRecord>>,
+    decided_by: Option<Actor>,
+    decision: Option<ResolveDetails>,
+}
+
+impl Finished {
+    fn new(ctx: &ToolContext, actor: Actor, call: ToolCall, result: ToolResult) -> Self {
+        Self {
+            call_id: ctx.call_id.clone(),
+            client: ctx.client.clone(),
+            actor,
+            call,
+            result,
+            pushed: Vec::new(),
+            relay_of: None,
+            proposal: None,
+            undo: None,
+            decided_by: None,
+            decision: None,
+        }
+    }
+}
+
+/// The tool call being executed, for the pushes it makes (a tool's `push` records the call
+/// that produced the action, and the client that made it). Only that: a decision's actor,
+/// client and undo record travel as parameters and return values.
 #[derive(Clone)]
 pub(crate) struct CallScope {
     pub call: ToolCall,
-    pub actor: Actor,
     pub client: Option<String>,
     pub pushed: Arc<Mutex<Vec<ActionId>>>,
-    /// Set by `resolve` when it applied a change set: the record that reverts it.
-    pub undo: Arc<Mutex<Option<Arc<crate::undo::UndoRecord>>>>,
 }
 
 /// A call's result with what the session knows about it, typed: the actions it pushed and,
@@ -135,24 +172,8 @@ pub struct CallRecord {
     pub pushed: Vec<ActionId>,
     /// Set for a `resolve` that decided an action (applied, discarded, or a failed apply).
     pub decided_by: Option<Actor>,
-}
-
-/// A resolve as its caller asks for it: the typed parameters of the `resolve` tool.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resolve {
-    pub choice: ResolveAction,
-    /// Why; required (a blank reason is refused).
-    pub reason: String,
-    /// The id of the action the caller saw on top; another action on top is refused.
-    pub expected_id: Option<String>,
-    /// What to leave out of an apply (a partial apply; `None` or empty: the whole action).
-    pub leave_out: Option<crate::changeset::LeaveOut>,
-    /// Comments to send besides those kept with the action, and Request changes (with
-    /// `Discard`); `None`: the kept comments only.
-    pub review: Option<crate::review::ReviewRequest>,
-    /// Edit, then apply: the person's own text for some files (apply only; refused from an
-    /// agent). Empty: the proposal as it is.
-    pub edits: Vec<crate::changeset::edits::PersonEdit>,
+    /// That decision, typed (for an agent's relayed `resolve`, the decision it was given).
+    pub decision: Option<ResolveDetails>,
 }
 
 /// What [`Session::resolve`] did.
@@ -184,6 +205,8 @@ pub struct Session {
     observers: RwLock<Vec<Observer>>,
     /// Agents waiting for the person, and decisions kept for those that were not.
     waits: Arc<Waits>,
+    /// Decides the top action (every `resolve`, typed or JSON).
+    decider: Arc<Decider>,
     closed: CancellationToken,
     recovery: Option<crate::changeset::Recovery>,
     /// Bumped whenever tools are loaded or unloaded (see [`Session::subscribe_tools`]).
@@ -221,9 +244,10 @@ impl Session {
         let store = Arc::new(store);
         let waits = Waits::new(session_tag());
         let policy = Arc::new(RwLock::new(policy));
+        let decider = Arc::new(Decider::new(store.clone(), workspace.clone(), waits.clone()));
         let mut registry = ToolRegistry::new();
         registry
-            .register(Arc::new(ResolveTool::new(store.clone(), waits.clone()).with_workspace(workspace.clone())))
+            .register(Arc::new(ResolveTool::new(decider.clone())))
             .expect("an empty registry accepts the resolve tool");
         registry
             .register(Arc::new(SetPolicyTool { policy: policy.clone(), store: store.clone() }))
@@ -238,6 +262,7 @@ impl Session {
             next_call: AtomicU64::new(1),
             observers: RwLock::new(Vec::new()),
             waits,
+            decider,
             closed: CancellationToken::new(),
             recovery,
             tools_changed: tokio::sync::watch::Sender::new(0),
@@ -400,22 +425,10 @@ impl Session {
     /// A person's, a script's or an agent's Apply/Discard of the top action, typed. It is a
     /// `resolve` call like any other (same door: transcript, observers, history, policy).
     pub async fn resolve(&self, actor: Actor, resolve: Resolve) -> ResolveOutcome {
-        let mut params = json!({"action": resolve.choice.as_str(), "reason": resolve.reason});
-        if let Some(id) = &resolve.expected_id {
-            params["expected_id"] = json!(id);
-        }
-        if let Some(leave_out) = resolve.leave_out.as_ref().filter(|l| !l.is_empty()) {
-            params["leave_out"] = json!(leave_out);
-        }
-        if let Some(review) = &resolve.review {
-            params["review"] = json!(review);
-        }
-        if !resolve.edits.is_empty() {
-            params["edits"] = json!(resolve.edits);
-        }
-        let record = self.call_traced(actor, ToolContext::new(self.new_call_id()), RESOLVE_TOOL_NAME, params).await;
+        let call = ToolCall { tool: RESOLVE_TOOL_NAME.to_string(), params: resolve.to_params() };
+        let record = self.resolve_traced(actor, ToolContext::new(self.new_call_id()), call, Ok(resolve)).await;
         let text = record.result.text_content();
-        match (ResolveDetails::of_result(&record.result), record.decided_by) {
+        match (record.decision, record.decided_by) {
             (Some(details), Some(decided_by)) if !record.result.is_error => {
                 ResolveOutcome::Decided { details, text, decided_by }
             }
@@ -431,19 +444,20 @@ impl Session {
     }
 
     /// Like [`call_with`](Self::call_with), with the actions the call pushed and who decided.
+    /// A `resolve` is read into a typed [`Resolve`] here and decided like
+    /// [`resolve`](Self::resolve) (the tool's JSON is only the agents' form of it).
     pub async fn call_traced(&self, actor: Actor, ctx: ToolContext, tool: &str, params: Value) -> CallRecord {
-        let call_id = ctx.call_id.clone();
-        let client = ctx.client.clone();
         let call = ToolCall { tool: tool.to_string(), params: params.clone() };
         let found = {
             let registry = self.registry.read().unwrap_or_else(|p| p.into_inner());
             registry.validate(tool, &params).map(|_| registry.get(tool))
         };
+        if tool == RESOLVE_TOOL_NAME && !self.is_closed() {
+            let resolve =
+                found.map_err(|e| ToolError::InvalidParams(e.to_string())).and_then(|_| Resolve::parse(&params));
+            return self.resolve_traced(actor, ctx, call, resolve).await;
+        }
         let pushed = Arc::new(Mutex::new(Vec::new()));
-        let undo = Arc::new(Mutex::new(None));
-        let mut relay_of = None;
-        let mut proposal = None;
-        let mut decided_by = None;
         let result = match found {
             _ if self.is_closed() => ToolResult::from_error(&self.closed_error()),
             Err(err) => ToolResult::from_error(&err),
@@ -456,51 +470,85 @@ impl Session {
                     "An agent cannot change who decides pending actions; the person sets the policy in the app.".into(),
                 ))
             }
-            Ok(Some(_))
-                if tool == RESOLVE_TOOL_NAME && actor == Actor::Agent && self.policy() == ResolvePolicy::Human =>
-            {
-                match self.relay_resolve(&ctx, params).await {
-                    Ok((result, Some((deciding_call, deciding_actor)))) => {
-                        relay_of = Some(deciding_call);
-                        decided_by = Some(deciding_actor);
-                        result
-                    }
-                    Ok((result, None)) => {
-                        // Not a decision of its own: a kept decision delivered, or "not decided yet".
-                        relay_of = Some(String::new());
-                        result
-                    }
-                    Err(err) => ToolResult::from_error(&err),
-                }
-            }
             Ok(Some(t)) => {
-                let top_proposal = if tool == RESOLVE_TOOL_NAME {
-                    self.store.peek().and_then(|a| a.proposal.map(|p| (a.id, p)))
-                } else {
-                    None
-                };
-                let scope = CallScope {
-                    call: call.clone(),
-                    actor,
-                    client: client.clone(),
-                    pushed: pushed.clone(),
-                    undo: undo.clone(),
-                };
-                let result = match CALL_SCOPE.scope(scope, t.execute(ctx, params)).await {
+                let scope = CallScope { call: call.clone(), client: ctx.client.clone(), pushed: pushed.clone() };
+                let mut done = Finished::new(&ctx, actor, call, ToolResult::empty());
+                done.result = match CALL_SCOPE.scope(scope, t.execute(ctx, params)).await {
                     Ok(r) => r,
                     Err(err) => ToolResult::from_error(&err),
                 };
-                let decided_id = result.details.as_ref().and_then(|d| d.get("action_id")).and_then(Value::as_str);
-                proposal = top_proposal.filter(|(id, _)| Some(id.as_str()) == decided_id).map(|(_, p)| p);
-                if tool == RESOLVE_TOOL_NAME && decided_id.is_some() {
-                    decided_by = Some(actor);
-                }
-                result
+                done.pushed = std::mem::take(&mut *pushed.lock().unwrap_or_else(|p| p.into_inner()));
+                return self.finish_call(done);
             }
         };
+        self.finish_call(Finished::new(&ctx, actor, call, result))
+    }
+
+    /// A `resolve`, typed: under the `human` policy an agent's proposes and waits for the
+    /// person's decision ([`relay_resolve`](Self::relay_resolve)); anyone else's decides.
+    async fn resolve_traced(
+        &self,
+        actor: Actor,
+        ctx: ToolContext,
+        call: ToolCall,
+        resolve: Result<Resolve, ToolError>,
+    ) -> CallRecord {
+        let mut done = Finished::new(&ctx, actor, call, ToolResult::empty());
+        done.result = match resolve {
+            _ if self.is_closed() => ToolResult::from_error(&self.closed_error()),
+            Err(err) => ToolResult::from_error(&err),
+            Ok(resolve) if actor == Actor::Agent && self.policy() == ResolvePolicy::Human => {
+                match self.relay_resolve(&ctx, resolve).await {
+                    Ok(relayed) => {
+                        // A decision relayed (its call), a kept decision delivered, or "not
+                        // decided yet" (no call): never a decision of its own.
+                        done.relay_of = Some(relayed.call_id.clone());
+                        if relayed.is_decision() {
+                            done.decided_by = Some(relayed.actor.unwrap_or(Actor::Person));
+                            done.decision = relayed.details;
+                        }
+                        relayed.result
+                    }
+                    Err(err) => ToolResult::from_error(&err),
+                }
+            }
+            Ok(resolve) => {
+                let top_proposal = self.store.peek().and_then(|a| a.proposal.map(|p| (a.id, p)));
+                let caller = Caller { actor, client: ctx.client.clone(), call_id: ctx.call_id.clone() };
+                match self.decider.decide(&caller, resolve).await {
+                    Ok(decision) => {
+                        done.proposal =
+                            top_proposal.filter(|(id, _)| *id == decision.details.action_id).map(|(_, p)| p);
+                        done.decided_by = Some(actor);
+                        done.undo = decision.undo.filter(|_| !decision.result.is_error);
+                        done.decision = Some(decision.details);
+                        decision.result
+                    }
+                    Err(err) => ToolResult::from_error(&err),
+                }
+            }
+        };
+        self.finish_call(done)
+    }
+
+    /// Records a finished call: decisions kept for an agent come first in what it sees, a
+    /// preview reminder per push, the transcript entry (observers told).
+    fn finish_call(&self, done: Finished) -> CallRecord {
+        let Finished {
+            call_id,
+            client,
+            actor,
+            call,
+            mut result,
+            pushed,
+            relay_of,
+            proposal,
+            undo,
+            decided_by,
+            decision,
+        } = done;
         // Decisions kept for this agent (made while it was not waiting) come first in whatever
         // it calls next (a `resolve` under the `human` policy returned them already).
-        let mut result = result;
         if actor == Actor::Agent && relay_of.is_none() {
             if let Some(c) = &client {
                 let kept = self.waits.take(c);
@@ -511,7 +559,6 @@ impl Session {
                 }
             }
         }
-        let pushed = std::mem::take(&mut *pushed.lock().unwrap_or_else(|p| p.into_inner()));
         if actor == Actor::Agent {
             let n = pushed.len();
             let mut reminders = self.reminders.lock().unwrap_or_else(|p| p.into_inner());
@@ -526,11 +573,12 @@ impl Session {
             client,
             relay_of,
             proposal,
-            undo: undo.lock().unwrap_or_else(|p| p.into_inner()).take().filter(|_| !result.is_error),
+            undo,
+            decision: decision.clone().filter(|_| decided_by.is_some()),
             elided: 0,
         };
         self.record_entry(entry);
-        CallRecord { result, pushed, decided_by }
+        CallRecord { result, pushed, decided_by, decision }
     }
 
     /// Tells the observers about `entry` (whole), then appends it to the transcript, trimmed
@@ -551,17 +599,19 @@ impl Session {
     /// sees, the id of the call that decided and who made it (`None` when nothing was
     /// decided). Cancelling the call leaves the action pending with the proposal; a later
     /// decision is kept for the agent.
-    async fn relay_resolve(
-        &self,
-        ctx: &ToolContext,
-        params: Value,
-    ) -> Result<(ToolResult, Option<(String, Actor)>), ToolError> {
-        let params = ResolveParams::parse(&params)?;
+    async fn relay_resolve(&self, ctx: &ToolContext, params: Resolve) -> Result<Relayed, ToolError> {
+        params.check()?;
         if let Some(client) = &ctx.client {
             let kept = self.waits.take(client);
             if !kept.is_empty() {
                 let last = kept.last().map(|d| d.call_id.clone()).unwrap_or_default();
-                return Ok((delivered_result(kept), Some((last, Actor::Person))));
+                let details = kept.last().and_then(Delivery::decision);
+                return Ok(Relayed {
+                    result: delivered_result(kept),
+                    details,
+                    call_id: last,
+                    actor: Some(Actor::Person),
+                });
             }
         }
         // Register before proposing, so no decision slips in between; watch the store for a
@@ -571,7 +621,7 @@ impl Session {
         params.check_top(&top.id, &top.label)?;
         let registration = self.waits.register(&top.id, ctx.client.clone());
         let proposal = Proposal {
-            choice: params.action,
+            choice: params.choice,
             reason: params.reason.clone(),
             client: ctx.client.clone(),
             call_id: ctx.call_id.clone(),
@@ -635,7 +685,7 @@ impl Session {
                 } else {
                     self.mark_not_waiting(&top.id, &ctx.call_id);
                     return match other {
-                        Ok(_) => Ok((not_decided_yet(&top.id, &top.label, bound), None)),
+                        Ok(_) => Ok(Relayed::undecided(not_decided_yet(&top.id, &top.label, bound))),
                         Err(e) => Err(e),
                     };
                 }
@@ -644,9 +694,8 @@ impl Session {
         if !relayed.is_decision() {
             // "Not now": answered without a decision.
             self.mark_not_waiting(&top.id, &ctx.call_id);
-            return Ok((relayed.result, None));
         }
-        Ok((relayed.result, Some((relayed.call_id, relayed.actor.unwrap_or(Actor::Person)))))
+        Ok(relayed)
     }
 
     /// The proposal of call `call_id` on `action_id` stays, shown as no longer waiting.

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::changeset::{plural, ApplyContext, ApplyError, Change, ChangeSet, ContentHash, EntryKind};
 use crate::resolve::{ResolveAction, ResolveDetails};
-use crate::session::{Actor, Session, ToolCall, TranscriptEntry, CALL_SCOPE};
+use crate::session::{Actor, Session, ToolCall, TranscriptEntry};
 use crate::tool::ToolResult;
 use crate::workspace::Workspace;
 
@@ -458,17 +458,10 @@ impl Session {
             relay_of: None,
             proposal: None,
             undo: Some(next.clone()),
+            decision: Some(details.clone()),
             elided: 0,
         });
         UndoOutcome::Done { details, text, record: next }
-    }
-}
-
-/// Called by `resolve` once the top action's change set is applied: the call's transcript
-/// entry gets the record that reverts it.
-pub(crate) async fn remember_applied(cs: Arc<ChangeSet>) {
-    if let Ok(record) = tokio::task::spawn_blocking(move || UndoRecord::of(&cs)).await {
-        let _ = CALL_SCOPE.try_with(|s| *s.undo.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(record)));
     }
 }
 

@@ -29,15 +29,22 @@ use crate::tool::ToolResult;
 pub(crate) struct Relayed {
     /// The person's result plus `Decided by …: applied|discarded. Reason: …`.
     pub result: ToolResult,
+    /// The decision, typed (`None` for a "Not now").
+    pub details: Option<crate::resolve::ResolveDetails>,
     /// The call that decided.
     pub call_id: String,
     pub actor: Option<crate::session::Actor>,
 }
 
 impl Relayed {
+    /// The wait ended without a decision ("not decided yet"): `result` says so.
+    pub(crate) fn undecided(result: ToolResult) -> Relayed {
+        Relayed { result, details: None, call_id: String::new(), actor: None }
+    }
+
     /// "Not now": the wait ends with `result` and no decision (no deciding call).
     fn snoozed(result: &ToolResult) -> Relayed {
-        Relayed { result: result.clone(), call_id: String::new(), actor: None }
+        Relayed { result: result.clone(), details: None, call_id: String::new(), actor: None }
     }
 
     /// Whether a call decided (not a "Not now").
@@ -77,6 +84,14 @@ pub struct Delivery {
     /// The call that decided (the transcript's relay points at it).
     pub call_id: String,
     pub decided_at: DateTime<Utc>,
+}
+
+impl Delivery {
+    /// The decision it carries, read from its kept form (a delivery outlives the process in
+    /// the journal, as the result an agent will see).
+    pub fn decision(&self) -> Option<crate::resolve::ResolveDetails> {
+        serde_json::from_value(self.result.details.clone()?).ok()
+    }
 }
 
 /// A change of the mailbox, for its mirror (the journal).
@@ -302,7 +317,12 @@ mod tests {
     use super::*;
 
     fn relayed(text: &str) -> Relayed {
-        Relayed { result: ToolResult::text(text), call_id: "call-9".into(), actor: Some(crate::session::Actor::Person) }
+        Relayed {
+            result: ToolResult::text(text),
+            details: None,
+            call_id: "call-9".into(),
+            actor: Some(crate::session::Actor::Person),
+        }
     }
 
     #[test]

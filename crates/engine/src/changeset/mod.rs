@@ -416,13 +416,14 @@ impl ChangeSet {
         out
     }
 
-    /// Verifies, then writes everything or nothing (see the module docs). The action being
-    /// applied (set by `resolve`) is named in the intent record, so a recovery can say it.
+    /// Verifies, then writes everything or nothing (see the module docs), naming no action in
+    /// the intent record (`resolve` uses [`apply_with_context`](Self::apply_with_context)).
     pub fn apply(&self, ws: &Workspace) -> Result<ApplyReport, ApplyError> {
-        self.apply_with_context(ws, recovery::current_context())
+        self.apply_with_context(ws, None)
     }
 
-    /// [`apply`](Self::apply), naming `context` in the intent record.
+    /// [`apply`](Self::apply), naming `context` (the action being applied) in the intent
+    /// record, so a recovery can say which action it was.
     pub fn apply_with_context(&self, ws: &Workspace, context: Option<ApplyContext>) -> Result<ApplyReport, ApplyError> {
         let root = ws.root();
         let shown_root = root.display().to_string();

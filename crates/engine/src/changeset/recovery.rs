@@ -226,13 +226,3 @@ fn incomplete_recovery(intent: intent::Intent, mut failed: Vec<String>, left: Ve
         problems: failed,
     }
 }
-
-tokio::task_local! {
-    /// The action being applied, set by `resolve` around an action's `apply`.
-    pub(crate) static APPLYING: ApplyContext;
-}
-
-/// The action whose `apply` is running on this task, if any.
-pub(crate) fn current_context() -> Option<ApplyContext> {
-    APPLYING.try_with(Clone::clone).ok()
-}
