@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::changeset::ChangeSet;
 use crate::pending::{ActionId, ApplyFn, PendingActionStore, RejectFn, RenameRow};
-use crate::session::CALL_SCOPE;
+use crate::tool::CALL_SCOPE;
 use crate::tool::{Tool, ToolError, ToolResult};
 use crate::workspace::Workspace;
 

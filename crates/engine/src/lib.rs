@@ -49,7 +49,6 @@ pub mod diff;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
 pub mod hidden;
-pub mod lean;
 pub mod limits;
 pub mod params;
 pub mod pending;
@@ -84,14 +83,15 @@ pub use registry::{RegistryError, ToolRegistry, ToolSpec};
 pub use resolve::{label_parts, render_resolve_header, ResolveAction, ResolveDetails, RESOLVE_TOOL_NAME};
 pub use review::{Comment, CommentDraft, CommentError, Review, ReviewRequest, Side};
 pub use rounds::{EarlierComment, ReviewState};
+pub use session::lean;
 pub use session::{
-    Actor, CallRecord, HistoryEntry, Observer, Resolve, ResolveOutcome, ResolvePolicy, Session, ToolCall, ToolChoice,
-    TranscriptEntry, PREVIEW_REMINDER, SET_POLICY_TOOL_NAME,
+    Actor, CallRecord, HistoryEntry, Observer, Resolve, ResolveOutcome, ResolvePolicy, RestoreReport, Session,
+    ToolCall, ToolChoice, TranscriptEntry, Undo, UndoOutcome, PREVIEW_REMINDER, SET_POLICY_TOOL_NAME,
 };
 pub use staleness::{recheck, Recheck};
-pub use stored::{Persist, PersistFn, PreviewedFile, RestoreReport, StoredAction, StoredBody, ORPHANED_MESSAGE};
+pub use stored::{Persist, PersistFn, PreviewedFile, StoredAction, StoredBody, ORPHANED_MESSAGE};
 pub use tool::{Content, ErrorCode, Progress, Tool, ToolContext, ToolError, ToolResult};
-pub use undo::{Undo, UndoChange, UndoError, UndoHunk, UndoOutcome, UndoRecord, REDO_TOOL_NAME, UNDO_TOOL_NAME};
+pub use undo::{UndoChange, UndoError, UndoHunk, UndoRecord, REDO_TOOL_NAME, UNDO_TOOL_NAME};
 pub use waits::{Delivery, MailboxChange, MailboxPersistFn, WaitBound, Waits, DEFAULT_RESOLVE_WAIT};
 pub use workspace::{Workspace, WorkspaceError};
 

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
@@ -22,95 +22,13 @@ use crate::limits::PendingLimits;
 use crate::review::{Comment, CommentError};
 pub use crate::rounds::{EarlierComment, ReviewState, Round};
 use crate::tool::{ToolError, ToolResult};
-use crate::vocab::{ResolveAction, ToolCall};
-
-pub type ActionId = String;
+use crate::vocab::ToolCall;
+pub use crate::vocab::{ActionId, ActionKind, ActionStatus, Proposal, RenameRow, RenameStatus};
 
 /// Runs when the action is applied; gets the reason verbatim.
 pub type ApplyFn = Box<dyn Fn(String) -> BoxFuture<'static, Result<ToolResult, ToolError>> + Send + Sync>;
 /// Runs when the action is discarded; `Ok(None)` keeps the default discard message.
 pub type RejectFn = Box<dyn Fn(String) -> BoxFuture<'static, Result<Option<ToolResult>, ToolError>> + Send + Sync>;
-
-/// Where an action stands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ActionStatus {
-    Pending,
-    /// The files it previewed changed on disk; `files` are workspace-relative.
-    Stale {
-        files: Vec<String>,
-        message: String,
-    },
-    /// The last apply raised an error; the action is kept with it.
-    Failed {
-        error: String,
-    },
-    /// Restored after a restart, but its apply was code that could not be stored (a custom
-    /// tool's closure): it can only be discarded. `message` says so.
-    Orphaned {
-        message: String,
-    },
-}
-
-impl ActionStatus {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            ActionStatus::Pending => "pending",
-            ActionStatus::Stale { .. } => "stale",
-            ActionStatus::Failed { .. } => "failed",
-            ActionStatus::Orphaned { .. } => "orphaned",
-        }
-    }
-}
-
-/// What an agent asked for under the `human` policy: its `resolve` call does not decide, it
-/// proposes, and waits for the person beside the action.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Proposal {
-    pub choice: ResolveAction,
-    /// The agent's reason, verbatim.
-    pub reason: String,
-    /// The agent or client that asked (an MCP client's name, a model's name).
-    pub client: Option<String>,
-    /// The `resolve` call that proposed (the latest, when the agent asked again).
-    pub call_id: String,
-    /// Whether that call is waiting for the person now (false once a bounded wait ended or
-    /// the call was cancelled: the proposal stays, and the decision is kept for the agent).
-    pub waiting: bool,
-}
-
-/// What kind of preview an action is, decided from what its tool gave the API (never from
-/// its free-form details): a rename table, a change set, or neither.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ActionKind {
-    /// File edits: a file list and diffs (its change set).
-    ChangeSet,
-    /// Renames: an old → new table ([`PendingAction::renames`]).
-    Rename,
-    /// A custom tool's own apply/reject: label and details only.
-    Custom,
-}
-
-/// What happens to one entry a rename preview selected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RenameStatus {
-    /// Renamed on apply.
-    Rename,
-    /// Selected, but its name would not change.
-    Unchanged,
-    /// A folder matched; folders are not renamed.
-    DirectorySkipped,
-}
-
-/// One row of a rename preview's old → new table (`to` equals `from` unless renamed).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RenameRow {
-    pub from: String,
-    pub to: String,
-    pub status: RenameStatus,
-}
 
 /// A previewed change waiting for a decision. Built by the custom tool API
 /// ([`crate::CustomToolApi::push_pending_action`]); held by the store behind an `Arc`.
@@ -776,6 +694,39 @@ fn info(entry: &Entry) -> ActionInfo {
         comments: entry.comments.clone(),
         round: entry.review.round.clone(),
         viewed: entry.review.viewed_paths(),
+    }
+}
+
+impl PendingAction {
+    /// This action as data. A change set's action keeps everything its apply needs; any
+    /// other is stored as label, source and details only ([`crate::stored::StoredBody::Orphaned`]).
+    pub fn to_stored(&self) -> crate::stored::StoredAction {
+        let body = match (&self.change_set, &self.recipe) {
+            (Some(cs), Some(recipe)) => crate::stored::StoredBody::ChangeSet {
+                changes: cs.changes().to_vec(),
+                renames: self.renames.as_ref().map(|r| r.to_vec()),
+                applied_text: recipe.applied_text.clone(),
+                discard_text: recipe.discard_text.clone(),
+                replacements: cs
+                    .changes()
+                    .iter()
+                    .filter_map(|c| cs.replacements(c.path()).map(|r| (c.path().to_string(), (**r).clone())))
+                    .collect(),
+            },
+            _ => crate::stored::StoredBody::Orphaned,
+        };
+        crate::stored::StoredAction {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            source_tool_name: self.source_tool_name.clone(),
+            details: self.details.clone(),
+            created_at: self.created_at,
+            origin: self.origin.clone(),
+            pushed_by: self.pushed_by.clone(),
+            body,
+            comments: Vec::new(),
+            review: crate::rounds::ReviewState::default(),
+        }
     }
 }
 

@@ -3,17 +3,13 @@
 //! a decision ([`ResolveDetails`]), and how a decision reads in a history. The decision
 //! itself is made by the typed core, `crate::decide`.
 
-use std::sync::Arc;
-
-use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::changeset::edits::{EditedFile, PersonEdit};
 use crate::changeset::{LeaveOut, PartialApply};
 use crate::review::{CommentDraft, Review, ReviewRequest, Side};
-use crate::session::Actor;
-use crate::tool::{Tool, ToolContext, ToolError, ToolResult};
+use crate::tool::{ToolError, ToolResult};
 
 pub const RESOLVE_TOOL_NAME: &str = "resolve";
 
@@ -409,106 +405,6 @@ fn parse_review(value: &Value) -> Result<ReviewRequest, ToolError> {
         });
     }
     Ok(ReviewRequest { request_changes, comments })
-}
-
-/// The `resolve` tool as the registry lists it: its schema and description for agents, and
-/// the JSON adapter onto the typed core ([`Decider`](crate::decide::Decider)). The session
-/// routes every `resolve` call to the core itself (with the caller's actor); `execute` is
-/// for a caller holding the bare tool, decided as a script.
-pub(crate) struct ResolveTool {
-    decider: Arc<crate::decide::Decider>,
-}
-
-impl ResolveTool {
-    pub(crate) fn new(decider: Arc<crate::decide::Decider>) -> Self {
-        Self { decider }
-    }
-}
-
-#[async_trait]
-impl Tool for ResolveTool {
-    fn name(&self) -> &str {
-        RESOLVE_TOOL_NAME
-    }
-    fn label(&self) -> &str {
-        "Resolve"
-    }
-    fn description(&self) -> &str {
-        "Apply or discard the most recent pending preview (the top of the pending-action stack). \
-         `action`: \"apply\" makes the previewed change persistent, \"discard\" drops it. \
-         `reason`: why, in a sentence (required). Optional `leave_out` (apply only): \
-         `{\"files\": [paths], \"replacements\": {path: [ids]}}` applies the rest and discards what it names. \
-         Optional `review`: `{\"request_changes\": true, \"comments\": [{\"path\", \"start_line\", \"text\"}]}` \
-         (request_changes with \"discard\" only) sends line comments with the decision."
-    }
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "action": {"type": "string", "enum": ["apply", "discard"], "description": "apply or discard the top pending action"},
-                "reason": {"type": "string", "minLength": 1, "description": "why (shown in the history)"},
-                "expected_id": {"type": "string", "description": "optional: the id of the action you reviewed; the call fails if another action is on top"},
-                "leave_out": {
-                    "type": "object",
-                    "description": "optional, apply only: what to leave out (discarded in the same decision); the rest is applied",
-                    "properties": {
-                        "files": {"type": "array", "items": {"type": "string"}, "description": "workspace-relative paths from the action's file list"},
-                        "replacements": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}}, "description": "ast_edit only: file path -> ids of single replacements to leave out"}
-                    },
-                    "additionalProperties": false
-                },
-                "edits": {
-                    "type": "array",
-                    "description": "the person's own text for files before applying (sent by the Resolve Desk window; refused from an agent: push a new preview instead)",
-                    "items": {
-                        "type": "object",
-                        "properties": {"path": {"type": "string"}, "text": {"type": "string"}},
-                        "required": ["path", "text"],
-                        "additionalProperties": false
-                    }
-                },
-                "review": {
-                    "type": "object",
-                    "description": "optional: line comments sent with the decision; request_changes (discard only) asks for a new preview",
-                    "properties": {
-                        "request_changes": {"type": "boolean"},
-                        "comments": {
-                            "type": "array",
-                            "items": {
-                                "type": "object",
-                                "properties": {
-                                    "path": {"type": "string"},
-                                    "side": {"type": "string", "enum": ["new", "old"]},
-                                    "start_line": {"type": "integer", "minimum": 1},
-                                    "end_line": {"type": "integer", "minimum": 1},
-                                    "text": {"type": "string", "minLength": 1},
-                                    "replacement_id": {"type": "integer", "minimum": 1}
-                                },
-                                "required": ["path", "text"],
-                                "additionalProperties": false
-                            }
-                        }
-                    },
-                    "additionalProperties": false
-                }
-            },
-            "required": ["action", "reason"],
-            "additionalProperties": false
-        })
-    }
-    fn hidden(&self) -> bool {
-        true
-    }
-
-    fn check_params(&self, params: &Value) -> Result<(), ToolError> {
-        Resolve::parse(params).map(|_| ())
-    }
-
-    async fn execute(&self, ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
-        let resolve = Resolve::parse(&params)?;
-        let caller = crate::decide::Caller { actor: Actor::Script, client: ctx.client.clone(), call_id: ctx.call_id };
-        Ok(self.decider.decide(&caller, resolve).await?.result)
-    }
 }
 
 /// The header of a resolve result in a transcript or history:

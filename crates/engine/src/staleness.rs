@@ -20,10 +20,8 @@ use std::io;
 use std::time::Duration;
 
 use crate::changeset::drift::{stale_message, with_workspace_lock};
-use crate::changeset::{Affected, SincePreview};
+use crate::changeset::Affected;
 use crate::pending::{ActionId, ActionStatus, PendingActionStore};
-use crate::session::Session;
-use crate::tool::ToolError;
 use crate::workspace::Workspace;
 
 /// What a re-check changed.
@@ -98,40 +96,13 @@ fn recheck_locked(store: &PendingActionStore, ws: &Workspace, affected: Affected
     out
 }
 
-impl Session {
-    /// [`recheck`] of this session's stack (see the module docs).
-    pub fn recheck(&self, affected: Affected<'_>, wait: Duration) -> io::Result<Option<Recheck>> {
-        recheck(self.store(), self.workspace(), affected, wait)
-    }
-
-    /// What changed at `path` since action `action_id` previewed it: the previewed content →
-    /// the disk now (for a stale card's "what changed since the preview").
-    pub fn since_preview(&self, action_id: &str, path: &str) -> Result<SincePreview, ToolError> {
-        let action = self.store().get(action_id).ok_or_else(|| {
-            ToolError::InvalidParams(format!(
-                "Pending action {action_id} is not on the stack any more; refresh the queue."
-            ))
-        })?;
-        let change_set = action.change_set.as_ref().ok_or_else(|| {
-            ToolError::InvalidParams(format!(
-                "Pending action {action_id} has no change set, so there is no preview to compare {path} with."
-            ))
-        })?;
-        change_set.since_preview(self.workspace(), path).ok_or_else(|| {
-            ToolError::InvalidParams(format!(
-                "Pending action {action_id} does not preview {path}; choose one of the files it names."
-            ))
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::changeset::{ChangeSet, ContentHash, EntryKind};
     use crate::custom::CustomToolPendingAction;
     use crate::pending::StoreChange;
-    use crate::session::ResolvePolicy;
+    use crate::session::{ResolvePolicy, Session};
     use std::fs;
     use std::sync::Arc;
 

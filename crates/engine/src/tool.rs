@@ -227,7 +227,7 @@ pub struct ToolContext {
     /// pushed during the call record it as `pushed_by`.
     pub client: Option<String>,
     /// How long a `resolve` that waits for the person may wait (the session's bound unless set).
-    pub wait: crate::waits::WaitBound,
+    pub wait: WaitBound,
     progress: Option<ProgressSink>,
 }
 
@@ -237,13 +237,13 @@ impl ToolContext {
             call_id: call_id.into(),
             cancel: CancellationToken::new(),
             client: None,
-            wait: crate::waits::WaitBound::SessionDefault,
+            wait: WaitBound::SessionDefault,
             progress: None,
         }
     }
 
     /// How long a `resolve` of this call may wait for the person.
-    pub fn with_wait(mut self, wait: crate::waits::WaitBound) -> Self {
+    pub fn with_wait(mut self, wait: WaitBound) -> Self {
         self.wait = wait;
         self
     }
@@ -321,6 +321,33 @@ pub trait Tool: Send + Sync {
     }
     /// Runs the tool. Parameters have already passed `check_params` and `parameters()`.
     async fn execute(&self, ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError>;
+}
+
+/// How long a call waits for the person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WaitBound {
+    /// The session's setting ([`DEFAULT_RESOLVE_WAIT`](crate::DEFAULT_RESOLVE_WAIT) unless set).
+    #[default]
+    SessionDefault,
+    /// Until the person decides (an MCP task, or a caller that polls nothing).
+    Unbounded,
+    /// At most this long.
+    For(std::time::Duration),
+}
+
+/// The tool call being executed, for the pushes it makes (a tool's `push` records the call
+/// that produced the action, and the client that made it). Only that: a decision's actor,
+/// client and undo record travel as parameters and return values.
+#[derive(Clone)]
+pub(crate) struct CallScope {
+    pub call: crate::vocab::ToolCall,
+    pub client: Option<String>,
+    pub pushed: Arc<std::sync::Mutex<Vec<crate::vocab::ActionId>>>,
+}
+
+tokio::task_local! {
+    /// The tool call being executed, so pushes can record their origin.
+    pub(crate) static CALL_SCOPE: CallScope;
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! The engine's small shared words: who made a call, who decides, a call as made, and what
-//! the next model request must do about tools. Everything else in the engine may use them;
+//! The engine's small shared words: who made a call, who decides, a call as made, what
+//! the next model request must do about tools, and how a pending action stands (its id,
+//! status, kind, an agent's proposal on it, a rename row). Everything else in the engine may use them;
 //! they use nothing of the engine.
 
 use serde::{Deserialize, Serialize};
@@ -73,4 +74,87 @@ impl ResolveAction {
             ResolveAction::Redo => "redo",
         }
     }
+}
+
+pub type ActionId = String;
+
+/// Where an action stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ActionStatus {
+    Pending,
+    /// The files it previewed changed on disk; `files` are workspace-relative.
+    Stale {
+        files: Vec<String>,
+        message: String,
+    },
+    /// The last apply raised an error; the action is kept with it.
+    Failed {
+        error: String,
+    },
+    /// Restored after a restart, but its apply was code that could not be stored (a custom
+    /// tool's closure): it can only be discarded. `message` says so.
+    Orphaned {
+        message: String,
+    },
+}
+
+impl ActionStatus {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ActionStatus::Pending => "pending",
+            ActionStatus::Stale { .. } => "stale",
+            ActionStatus::Failed { .. } => "failed",
+            ActionStatus::Orphaned { .. } => "orphaned",
+        }
+    }
+}
+
+/// What an agent asked for under the `human` policy: its `resolve` call does not decide, it
+/// proposes, and waits for the person beside the action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Proposal {
+    pub choice: ResolveAction,
+    /// The agent's reason, verbatim.
+    pub reason: String,
+    /// The agent or client that asked (an MCP client's name, a model's name).
+    pub client: Option<String>,
+    /// The `resolve` call that proposed (the latest, when the agent asked again).
+    pub call_id: String,
+    /// Whether that call is waiting for the person now (false once a bounded wait ended or
+    /// the call was cancelled: the proposal stays, and the decision is kept for the agent).
+    pub waiting: bool,
+}
+
+/// What kind of preview an action is, decided from what its tool gave the API (never from
+/// its free-form details): a rename table, a change set, or neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    /// File edits: a file list and diffs (its change set).
+    ChangeSet,
+    /// Renames: an old → new table (`PendingAction::renames`).
+    Rename,
+    /// A custom tool's own apply/reject: label and details only.
+    Custom,
+}
+
+/// What happens to one entry a rename preview selected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RenameStatus {
+    /// Renamed on apply.
+    Rename,
+    /// Selected, but its name would not change.
+    Unchanged,
+    /// A folder matched; folders are not renamed.
+    DirectorySkipped,
+}
+
+/// One row of a rename preview's old → new table (`to` equals `from` unless renamed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RenameRow {
+    pub from: String,
+    pub to: String,
+    pub status: RenameStatus,
 }

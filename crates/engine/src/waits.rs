@@ -33,7 +33,7 @@ pub(crate) struct Relayed {
     pub details: Option<crate::resolve::ResolveDetails>,
     /// The call that decided.
     pub call_id: String,
-    pub actor: Option<crate::session::Actor>,
+    pub actor: Option<crate::vocab::Actor>,
 }
 
 impl Relayed {
@@ -57,17 +57,7 @@ impl Relayed {
 /// (below the 60 s request time-out common to MCP clients).
 pub const DEFAULT_RESOLVE_WAIT: Duration = Duration::from_secs(45);
 
-/// How long a call waits for the person.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum WaitBound {
-    /// The session's setting ([`DEFAULT_RESOLVE_WAIT`] unless set).
-    #[default]
-    SessionDefault,
-    /// Until the person decides (an MCP task, or a caller that polls nothing).
-    Unbounded,
-    /// At most this long.
-    For(Duration),
-}
+pub use crate::tool::WaitBound;
 
 /// A decision kept for an agent that was not waiting when it was made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -321,7 +311,7 @@ mod tests {
             result: ToolResult::text(text),
             details: None,
             call_id: "call-9".into(),
-            actor: Some(crate::session::Actor::Person),
+            actor: Some(crate::vocab::Actor::Person),
         }
     }
 
