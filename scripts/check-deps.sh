@@ -31,6 +31,12 @@ never "the change set never names the session, the stack or resolve (it writes f
 never "nothing below the shell uses tauri" '(^|[^a-z_])(use tauri|tauri::)' crates tools tests/tests
 never "the desk never uses a front end (mcp, cli)" 'resolve_(mcp|cli)::' crates/desk/src
 never "the journal, watcher, external tools and agent never use the desk" 'resolve_desk_core::' crates/journal crates/watch crates/external crates/agent crates/mcp
+never "below the session, the engine's modules never name the session (it is the top: calls, relays, restores, undo)" \
+  'crate::session\b' crates/engine/src/{changeset,pending.rs,stored.rs,undo.rs,review.rs,rounds.rs,staleness.rs,waits.rs,resolve.rs,decide.rs,custom.rs,tool.rs,vocab.rs,workspace.rs}
+never "the shell's state never reaches up to the desktop wiring (wiring.rs looks the state up, not the reverse)" \
+  'crate::wiring' src-tauri/src/{state.rs,join.rs,leave.rs,nudge.rs,tray.rs,events.rs,notices.rs,agent.rs}
+# No two modules of a crate import each other (directly or around a circle).
+python3 scripts/check-cycles.py crates/*/src tools/*/src src-tauri/src tests/src || status=1
 never "only ui/src/ipc talks to Tauri" "@tauri-apps/" $(find ui/src -path ui/src/ipc -prune -o -type f -print)
 [ $status -eq 0 ] && echo "check-deps: ok (crate and file boundaries as ARCHITECTURE.md says)"
 exit $status

@@ -93,7 +93,7 @@ pub fn forward_queue(
     root: String,
     nudge: Arc<std::sync::OnceLock<crate::nudge::Nudger>>,
 ) -> JoinHandle<()> {
-    let folder = crate::state::folder_name(std::path::Path::new(&root));
+    let folder = crate::nudge::folder_name(std::path::Path::new(&root));
     let store = session.store().clone();
     let mut rx = store.subscribe();
     tauri::async_runtime::spawn(async move {

@@ -145,38 +145,6 @@ pub fn serve(path: &Path, handle: Handler) -> Result<ControlServer, resolve_mcp:
     Ok(ControlServer { path: path.into(), inode, shutdown })
 }
 
-/// Serves the app's control socket at `path`: a folder asked for is opened beside the others
-/// (shown when the folder on screen has nothing pending, see [`crate::state::Show::IfIdle`]),
-/// and the window is brought forward.
-pub fn serve_app<R: tauri::Runtime>(
-    app: tauri::AppHandle<R>,
-    path: &Path,
-) -> Result<ControlServer, resolve_mcp::SocketError> {
-    let handler: Handler = std::sync::Arc::new(move |request: JoinRequest| {
-        let app = app.clone();
-        Box::pin(async move { answer(&app, request).await })
-    });
-    serve(path, handler)
-}
-
-async fn answer<R: tauri::Runtime>(app: &tauri::AppHandle<R>, request: JoinRequest) -> JoinReply {
-    use tauri::Manager as _;
-    let state = app.state::<crate::state::AppState>();
-    let reply = match &request.open {
-        Some(dir) => match state.open_folder(dir, crate::state::Show::IfIdle).await {
-            Ok(info) => JoinReply { ok: true, message: format!("opened {} in the running desk", info.workspace_root) },
-            Err(e) => JoinReply { ok: false, message: e.message },
-        },
-        None => JoinReply { ok: true, message: "the running desk is brought forward".into() },
-    };
-    if let Some(window) = app.get_webview_window("main") {
-        let _ = window.unminimize();
-        let _ = window.show();
-        let _ = window.set_focus();
-    }
-    reply
-}
-
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;

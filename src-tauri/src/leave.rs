@@ -11,9 +11,6 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use resolve_protocol::ipc::events::CLOSE_REQUESTED;
-use resolve_protocol::CloseRequested;
-
 /// Whether the window may close, and whether the person is being asked.
 #[derive(Default)]
 pub struct CloseGuard {
@@ -49,19 +46,6 @@ impl CloseGuard {
     pub fn answer(&self, proceed: bool) {
         self.confirmed.store(proceed, Ordering::SeqCst);
         self.asking.store(false, Ordering::SeqCst);
-    }
-}
-
-/// Wired to the window's `CloseRequested`: holds the close and sends `close-requested`
-/// while actions are pending and the person has not answered.
-pub fn on_close_requested<R: tauri::Runtime>(window: &tauri::Window<R>, api: &tauri::CloseRequestApi) {
-    use tauri::Manager as _;
-    let state = window.state::<crate::state::AppState>();
-    let pending = tauri::async_runtime::block_on(state.pending_total());
-    if let CloseVerdict::Ask(pending) = state.close_guard().on_request(pending) {
-        api.prevent_close();
-        let payload = serde_json::to_value(CloseRequested { pending }).unwrap_or_default();
-        state.events().push(CLOSE_REQUESTED, payload);
     }
 }
 

@@ -46,6 +46,7 @@ pub mod startup;
 pub mod state;
 pub mod tray;
 pub mod undo;
+pub mod wiring;
 
 use tauri::{Manager, Runtime};
 
@@ -109,7 +110,7 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>, state: state::AppState) -> t
         })
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {
-                leave::on_close_requested(window, api);
+                wiring::on_close_requested(window, api);
             }
         })
         .setup(|app| {
@@ -168,13 +169,13 @@ pub fn run() {
         // On exit, agents connected over MCP learn that the desk closed (nothing applied).
         Ok(app) => {
             // The nudge: notifications, their clicks, the title's count, the tray icon.
-            nudge::on_click(app.handle());
-            let nudger = nudge::nudger(app.handle().clone());
+            wiring::on_click(app.handle());
+            let nudger = wiring::nudger(app.handle().clone());
             nudger(nudge::Signal::Changed);
             app.state::<state::AppState>().set_nudger(nudger);
             if let Some(path) = &control {
                 let handle = app.handle().clone();
-                match tauri::async_runtime::block_on(async { join::serve_app(handle, path) }) {
+                match tauri::async_runtime::block_on(async { wiring::serve_app(handle, path) }) {
                     Ok(server) => app.state::<state::AppState>().set_control(server),
                     Err(e) => eprintln!("resolve-desk: other folders cannot join this window: {e}"),
                 }

@@ -50,7 +50,7 @@ impl Current {
         let list = self.session.store().list();
         FolderInfo {
             root: root.display().to_string(),
-            name: folder_name(root),
+            name: crate::nudge::folder_name(root),
             is_demo: self.is_demo,
             pending: u32::try_from(list.len()).unwrap_or(u32::MAX),
             waiting: list.first().and_then(|top| top.proposal.as_ref()).is_some_and(|p| p.waiting),
@@ -70,11 +70,6 @@ impl Current {
         crate::mcp_socket::stop(self.mcp.take(), &self.session).await;
         self.session.close();
     }
-}
-
-/// The name a folder tab shows: the root's last component.
-pub fn folder_name(root: &Path) -> String {
-    root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| root.display().to_string())
 }
 
 /// The open folders, in the order they were opened; never empty.
@@ -351,7 +346,7 @@ impl AppState {
         for folder in &f.list {
             let list = folder.session.store().list();
             let of = u32::try_from(list.len()).unwrap_or(u32::MAX);
-            let (root, name) = (folder.root().display().to_string(), folder_name(folder.root()));
+            let (root, name) = (folder.root().display().to_string(), crate::nudge::folder_name(folder.root()));
             for (i, info) in list.iter().enumerate() {
                 items.push(resolve_protocol::InboxItem {
                     root: root.clone(),

@@ -11,9 +11,8 @@ const TRAY: &str = "desk";
 const SHOW: &str = "show";
 
 /// Sets the tray icon's count (creating the icon the first time), or removes the icon when the
-/// person turned it off.
-pub fn show_count<R: Runtime>(app: &tauri::AppHandle<R>, pending: usize) {
-    let wanted = app.state::<crate::state::AppState>().desk_settings().tray;
+/// person turned it off (`wanted` false).
+pub fn show_count<R: Runtime>(app: &tauri::AppHandle<R>, pending: usize, wanted: bool) {
     if !wanted {
         let _ = app.remove_tray_by_id(TRAY);
         return;

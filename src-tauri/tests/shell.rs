@@ -1237,7 +1237,7 @@ fn roots(list: &Value) -> Vec<(String, u64, bool)> {
 
 #[test]
 fn one_desk_serves_many_folders_each_with_its_own_stack_and_a_restart_reopens_them() {
-    use resolve_desk::join;
+    use resolve_desk::{join, wiring};
     use tauri::Manager as _;
     let data = tempfile::tempdir().unwrap();
     let parent = tempfile::tempdir().unwrap();
@@ -1252,7 +1252,7 @@ fn one_desk_serves_many_folders_each_with_its_own_stack_and_a_restart_reopens_th
     {
         let (app, window) = desk_on(&a, data.path());
         let in_a = preview_in(&window);
-        let server = tauri::async_runtime::block_on(async { join::serve_app(app.handle().clone(), &control) })
+        let server = tauri::async_runtime::block_on(async { wiring::serve_app(app.handle().clone(), &control) })
             .expect("the control socket listens");
         // A second `resolve-desk beta`: beta opens beside alpha, which keeps the screen (it has
         // an action pending).

@@ -102,7 +102,7 @@ mod tests {
     use crate::changeset::{ChangeSet, ContentHash, EntryKind};
     use crate::custom::CustomToolPendingAction;
     use crate::pending::StoreChange;
-    use crate::session::{ResolvePolicy, Session};
+    use crate::{ResolvePolicy, Session};
     use std::fs;
     use std::sync::Arc;
 

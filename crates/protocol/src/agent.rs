@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::resolve::ResolveChoice;
+use crate::vocab::{Actor, ResolveChoice};
 
 /// Payload of the `agent-event` event, and one entry of [`ConversationView::updates`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -92,15 +92,6 @@ pub struct AgentToolCall {
     pub name: String,
     /// The argument text as the model wrote it.
     pub arguments: String,
-}
-
-/// Who made a call or a decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub enum Actor {
-    Person,
-    Agent,
-    Script,
 }
 
 /// What a `resolve` call decided.

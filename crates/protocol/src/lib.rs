@@ -55,9 +55,10 @@ pub mod session;
 pub mod stale;
 pub mod tool;
 pub mod typescript;
+pub mod vocab;
 
 pub use agent::{
-    Actor, AgentErrorCode, AgentEvent, AgentSettings, AgentToolCall, AgentUpdate, ApiKeySource, ConversationView,
+    AgentErrorCode, AgentEvent, AgentSettings, AgentToolCall, AgentUpdate, ApiKeySource, ConversationView,
     NewConversationOutcome, ResolvedInfo, TurnOutcome,
 };
 pub use diff::{DiffLine, DiffLineKind, FileChange, FileDiff, FileEntry, FileTexts, Hunk, RenameRow, RenameStatus};
@@ -66,14 +67,13 @@ pub use hidden::{HiddenChar, HiddenKind, LineHidden};
 pub use ipc::{CloseRequested, EventBatch, IpcError, IpcErrorCode, QueueChanged, ShellEvent};
 pub use notice::{Notice, NoticeAction, NoticeLevel};
 pub use partial::{FileReplacement, FileReplacements, LeaveOut};
-pub use queue::{
-    ActionCounts, ActionKind, ActionStatus, ActionSummary, Proposal, QueueSnapshot, RoundInfo, ToolCallInfo,
-};
+pub use queue::{ActionCounts, ActionKind, ActionSummary, QueueSnapshot, RoundInfo, ToolCallInfo};
 pub use resolve::{
     EditedFile, ExportFormat, ExportOutcome, HistoryEntry, HistoryOutcome, HistoryPage, HistoryQuery, PersonEdit,
-    ResolveChoice, ResolveDetails, ResolveOutcome, UndoInfo, UndoState,
+    ResolveDetails, ResolveOutcome, UndoInfo, UndoState,
 };
 pub use review::{CommentDraft, CommentSide, EarlierComment, Review, ReviewComment};
 pub use session::{Policy, SessionInfo};
 pub use stale::SincePreview;
 pub use tool::{ScriptStep, ToolInfo, ToolLog, ToolProgress, ToolRunOutcome};
+pub use vocab::{ActionStatus, Actor, Proposal, ResolveChoice};

@@ -5,8 +5,9 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::hidden::HiddenChar;
-use crate::resolve::ResolveChoice;
+
 use crate::review::ReviewComment;
+use crate::vocab::{ActionStatus, Proposal};
 
 /// Returned by `list_actions`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -100,45 +101,6 @@ pub struct RoundInfo {
     pub unchanged: Vec<String>,
     /// The previous round's comments, placed on this round's lines, in file order.
     pub earlier: Vec<crate::review::EarlierComment>,
-}
-
-/// An agent's `resolve` call under the `human` policy: it proposes, the person decides.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct Proposal {
-    pub choice: ResolveChoice,
-    pub reason: String,
-    /// The agent that proposed (an MCP client's name, or the model name); `null` when unknown.
-    pub client: Option<String>,
-    /// The proposing call's id in the session transcript.
-    pub call_id: String,
-    /// Whether the agent waits for the decision now; false once its wait ended (a client's
-    /// time-out, a bounded wait, a cancel): the decision is then kept for it and given to its
-    /// next call.
-    pub waiting: bool,
-}
-
-/// Status of a pending action (SPEC §2).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum ActionStatus {
-    Pending,
-    /// The files it previewed changed on disk since the preview.
-    Stale {
-        /// Workspace-relative paths that changed.
-        files: Vec<String>,
-        message: String,
-    },
-    /// The last apply raised an error; the action was kept.
-    Failed {
-        error: String,
-    },
-    /// Restored after a restart without its apply (a custom tool's code cannot be stored):
-    /// Apply is refused, Discard works. `message` says so (starts `Orphaned: can only be
-    /// discarded`).
-    Orphaned {
-        message: String,
-    },
 }
 
 /// What the UI shows in the centre column for an action.

@@ -3,24 +3,8 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::agent::Actor;
-use crate::queue::{ActionStatus, Proposal};
 use crate::review::Review;
-
-/// The person's decision; the `action` argument of `resolve_action`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub enum ResolveChoice {
-    Apply,
-    Discard,
-    /// "Request changes": a discard whose result carries the review (the comments kept with
-    /// the action), so that the agent answers it with a new preview.
-    RequestChanges,
-    /// An applied action reverted from the history (`undo_decision`); only in the history.
-    Undo,
-    /// An undo reverted (`redo_decision`); only in the history.
-    Redo,
-}
+use crate::vocab::{ActionStatus, Actor, Proposal, ResolveChoice};
 
 /// Returned by `resolve_action`.
 ///

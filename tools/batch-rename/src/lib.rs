@@ -66,6 +66,7 @@
 
 use std::sync::Arc;
 
+pub mod error;
 pub mod plan;
 pub mod select;
 pub mod tool;

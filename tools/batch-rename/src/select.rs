@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use globset::{GlobBuilder, GlobMatcher};
 use resolve_engine::{CancellationToken, EntryKind, Workspace};
 
-use crate::plan::RenameError;
+use crate::error::RenameError;
 
 /// What a selected entry is. Directories are selected only to be reported as skipped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
