@@ -15,6 +15,12 @@ if cargo tree -p resolve-engine -e normal --prefix none | grep -qE '^resolve-too
   echo "check-deps: resolve-engine depends on a tool crate" >&2
   status=1
 fi
+# The protocol is the ground floor: the engine and everything above share its words, and it
+# depends on no crate of ours.
+if cargo tree -p resolve-protocol -e normal --prefix none | grep -v '^resolve-protocol ' | grep -qE '^resolve-'; then
+  echo "check-deps: resolve-protocol depends on a crate of ours; it is the ground floor" >&2
+  status=1
+fi
 # File-level rules (ARCHITECTURE.md's "never imports" column), so the map cannot drift.
 never() {  # never WHAT PATTERN PATH...: fails when a file under PATH names PATTERN
   local what=$1 pattern=$2; shift 2

@@ -112,18 +112,8 @@ pub async fn resolve_action(
 ) -> Result<wire::ResolveOutcome> {
     let (session, _) = state.session().await;
     let (choice, review) = convert::resolve_action(action);
-    let resolve = Resolve {
-        choice,
-        reason,
-        expected_id: Some(expected_id),
-        leave_out: leave_out.map(convert::leave_out),
-        review,
-        edits: edits
-            .unwrap_or_default()
-            .into_iter()
-            .map(|e| resolve_engine::PersonEdit { path: e.path, text: e.text })
-            .collect(),
-    };
+    let resolve =
+        Resolve { choice, reason, expected_id: Some(expected_id), leave_out, review, edits: edits.unwrap_or_default() };
     convert::resolve_outcome(session.resolve(Actor::Person, resolve).await)
 }
 

@@ -8,17 +8,6 @@ fn millis(t: chrono::DateTime<chrono::Utc>) -> u64 {
     t.timestamp_millis().max(0) as u64
 }
 
-pub fn status(s: &engine::ActionStatus) -> wire::ActionStatus {
-    match s {
-        engine::ActionStatus::Pending => wire::ActionStatus::Pending,
-        engine::ActionStatus::Stale { files, message } => {
-            wire::ActionStatus::Stale { files: files.clone(), message: message.clone() }
-        }
-        engine::ActionStatus::Failed { error } => wire::ActionStatus::Failed { error: error.clone() },
-        engine::ActionStatus::Orphaned { message } => wire::ActionStatus::Orphaned { message: message.clone() },
-    }
-}
-
 pub fn rename_row(r: &engine::RenameRow) -> wire::RenameRow {
     wire::RenameRow {
         from: r.from.clone(),
@@ -41,13 +30,7 @@ pub fn hidden_chars(text: &str, findings: &[hidden::Finding]) -> Vec<wire::Hidde
             start: utf16_offset(text, f.start),
             end: utf16_offset(text, f.end),
             code_point: f.code_point(),
-            kind: match f.kind {
-                hidden::HiddenKind::Bidi => wire::HiddenKind::Bidi,
-                hidden::HiddenKind::Invisible => wire::HiddenKind::Invisible,
-                hidden::HiddenKind::Control => wire::HiddenKind::Control,
-                hidden::HiddenKind::Whitespace => wire::HiddenKind::Whitespace,
-                hidden::HiddenKind::Confusable => wire::HiddenKind::Confusable,
-            },
+            kind: f.kind,
             name: f.name(),
             marker: f.marker(),
         })
@@ -100,7 +83,7 @@ pub fn action_summary(info: &ActionInfo, is_top: bool) -> wire::ActionSummary {
         source_tool_name: info.source_tool_name.clone(),
         pushed_by: info.pushed_by.clone(),
         created_at_ms: millis(info.created_at),
-        status: status(&info.status),
+        status: info.status.clone(),
         is_top,
         kind: action_kind(info.kind),
         counts: counts(info.counts),
@@ -311,7 +294,7 @@ pub fn history_entry(h: &engine::HistoryEntry, earlier_session: bool) -> wire::H
         at_ms: millis(h.at),
         action_id: h.details.action_id.clone(),
         earlier_session,
-        decided_by: actor(h.actor),
+        decided_by: h.actor,
         client: h.client.clone(),
         proposal: h.proposal.as_ref().map(proposal),
         undo: None,
@@ -319,11 +302,6 @@ pub fn history_entry(h: &engine::HistoryEntry, earlier_session: bool) -> wire::H
         partial_text: h.details.partial.as_deref().map(engine::PartialApply::history_text),
         review: h.details.review.as_deref().map(review),
     }
-}
-
-/// The wire's `leaveOut` as the engine's.
-pub fn leave_out(l: wire::LeaveOut) -> engine::LeaveOut {
-    engine::LeaveOut { files: l.files, replacements: l.replacements }
 }
 
 pub fn file_replacement(r: engine::ReplacementRow) -> wire::FileReplacement {
@@ -334,14 +312,6 @@ pub fn file_replacement(r: engine::ReplacementRow) -> wire::FileReplacement {
         new_hidden: name_hidden(&r.new),
         old: r.old,
         new: r.new,
-    }
-}
-
-pub fn actor(a: engine::Actor) -> wire::Actor {
-    match a {
-        engine::Actor::Agent => wire::Actor::Agent,
-        engine::Actor::Person => wire::Actor::Person,
-        engine::Actor::Script => wire::Actor::Script,
     }
 }
 
@@ -376,12 +346,9 @@ pub fn resolve_outcome(o: engine::ResolveOutcome) -> Result<wire::ResolveOutcome
         engine::ResolveOutcome::Decided { details, text, .. } => {
             Ok(wire::ResolveOutcome { is_error: false, text, details: Some(resolve_details(&details)), status: None })
         }
-        engine::ResolveOutcome::ApplyFailed { details, text, status: s } => Ok(wire::ResolveOutcome {
-            is_error: true,
-            text,
-            details: Some(resolve_details(&details)),
-            status: s.as_ref().map(status),
-        }),
+        engine::ResolveOutcome::ApplyFailed { details, text, status: s } => {
+            Ok(wire::ResolveOutcome { is_error: true, text, details: Some(resolve_details(&details)), status: s })
+        }
         engine::ResolveOutcome::Refused { code, message } => {
             Err(IpcError::new(code.map(error_code_of).unwrap_or(IpcErrorCode::Internal), message))
         }
@@ -501,7 +468,7 @@ fn resolved_info(d: engine::ResolveDetails, decided_by: engine::Actor) -> wire::
         badge,
         summary,
         action_id: d.action_id,
-        decided_by: actor(decided_by),
+        decided_by,
     }
 }
 

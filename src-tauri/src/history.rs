@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use resolve_journal::{ExportFormat, HistoryQuery, Outcome};
+use resolve_journal::{HistoryQuery, Outcome};
 use resolve_protocol as wire;
 use wire::IpcError;
 
@@ -52,10 +52,6 @@ pub async fn export(
     format: wire::ExportFormat,
     path: &Path,
 ) -> Result<wire::ExportOutcome, IpcError> {
-    let format = match format {
-        wire::ExportFormat::Json => ExportFormat::Json,
-        wire::ExportFormat::Csv => ExportFormat::Csv,
-    };
     let desk = state.desk().await;
     let count = desk.export_history(query(q), format, path).await.map_err(crate::convert::desk_error)?;
     Ok(wire::ExportOutcome { path: path.display().to_string(), count: count.min(u32::MAX as usize) as u32 })

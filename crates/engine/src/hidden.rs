@@ -41,39 +41,8 @@
 use serde::Serialize;
 use unicode_script::{Script, UnicodeScript};
 
-/// What kind of trouble a character is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HiddenKind {
-    /// Changes the reading order of the text around it.
-    Bidi,
-    /// Takes no room: zero-width, format and tag characters, stray variation selectors.
-    Invisible,
-    /// A C0/C1 control character (not tab, line feed or carriage return).
-    Control,
-    /// A space other than U+0020.
-    Whitespace,
-    /// Looks like an ASCII letter or digit but is not one.
-    Confusable,
-}
-
-impl HiddenKind {
-    /// `bidi`, `invisible`, `control`, `whitespace` or `confusable`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HiddenKind::Bidi => "bidi",
-            HiddenKind::Invisible => "invisible",
-            HiddenKind::Control => "control",
-            HiddenKind::Whitespace => "whitespace",
-            HiddenKind::Confusable => "confusable",
-        }
-    }
-
-    /// True for the kinds a person cannot see at all (everything but look-alikes).
-    pub fn is_hidden(self) -> bool {
-        !matches!(self, HiddenKind::Confusable)
-    }
-}
+/// What kind of trouble a character is (one definition with the window's protocol).
+pub use resolve_protocol::HiddenKind;
 
 /// One character found in a text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -4,6 +4,10 @@
 //! they use nothing of the engine.
 
 use serde::{Deserialize, Serialize};
+
+/// Who made a call, and where a pending action stands: the ground-floor words the window's
+/// protocol shares (one definition, `resolve_protocol`).
+pub use resolve_protocol::{ActionStatus, Actor};
 use serde_json::Value;
 
 /// A tool call as made: name and parameters.
@@ -11,15 +15,6 @@ use serde_json::Value;
 pub struct ToolCall {
     pub tool: String,
     pub params: Value,
-}
-
-/// Who made a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Actor {
-    Agent,
-    Person,
-    Script,
 }
 
 /// Who decides pending actions. Enforced by [`Session::call`] for every caller: under
@@ -77,38 +72,6 @@ impl ResolveAction {
 }
 
 pub type ActionId = String;
-
-/// Where an action stands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ActionStatus {
-    Pending,
-    /// The files it previewed changed on disk; `files` are workspace-relative.
-    Stale {
-        files: Vec<String>,
-        message: String,
-    },
-    /// The last apply raised an error; the action is kept with it.
-    Failed {
-        error: String,
-    },
-    /// Restored after a restart, but its apply was code that could not be stored (a custom
-    /// tool's closure): it can only be discarded. `message` says so.
-    Orphaned {
-        message: String,
-    },
-}
-
-impl ActionStatus {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            ActionStatus::Pending => "pending",
-            ActionStatus::Stale { .. } => "stale",
-            ActionStatus::Failed { .. } => "failed",
-            ActionStatus::Orphaned { .. } => "orphaned",
-        }
-    }
-}
 
 /// What an agent asked for under the `human` policy: its `resolve` call does not decide, it
 /// proposes, and waits for the person beside the action.

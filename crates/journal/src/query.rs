@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use resolve_engine::{HistoryEntry, ResolveAction};
 
+/// The export formats (one definition with the window's protocol).
+pub use resolve_protocol::ExportFormat;
+
 use crate::model::merge_page;
 use crate::{Decision, Journal, JournalError, Recorded};
 
@@ -247,14 +250,6 @@ impl ExportRow {
             }),
         }
     }
-}
-
-/// The export formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ExportFormat {
-    Json,
-    Csv,
 }
 
 /// A CSV cell a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab

@@ -28,7 +28,7 @@ pub struct HiddenChar {
     pub marker: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum HiddenKind {
     /// Changes the reading order (Trojan Source).
@@ -41,6 +41,24 @@ pub enum HiddenKind {
     Whitespace,
     /// A letter or digit that looks like an ASCII one but is not.
     Confusable,
+}
+
+impl HiddenKind {
+    /// `bidi`, `invisible`, `control`, `whitespace` or `confusable`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HiddenKind::Bidi => "bidi",
+            HiddenKind::Invisible => "invisible",
+            HiddenKind::Control => "control",
+            HiddenKind::Whitespace => "whitespace",
+            HiddenKind::Confusable => "confusable",
+        }
+    }
+
+    /// True for the kinds a person cannot see at all (everything but look-alikes).
+    pub fn is_hidden(self) -> bool {
+        !matches!(self, HiddenKind::Confusable)
+    }
 }
 
 /// The characters found on one line of a whole text ([`crate::FileTexts`]).

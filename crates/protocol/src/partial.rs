@@ -21,6 +21,13 @@ pub struct LeaveOut {
     pub replacements: BTreeMap<String, Vec<u32>>,
 }
 
+impl LeaveOut {
+    /// Nothing is left out: the apply is a full one.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.replacements.values().all(|ids| ids.is_empty())
+    }
+}
+
 /// One replacement of an `ast_edit` file (`get_file_replacements`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

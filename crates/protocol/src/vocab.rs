@@ -52,6 +52,17 @@ pub enum ActionStatus {
     },
 }
 
+impl ActionStatus {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ActionStatus::Pending => "pending",
+            ActionStatus::Stale { .. } => "stale",
+            ActionStatus::Failed { .. } => "failed",
+            ActionStatus::Orphaned { .. } => "orphaned",
+        }
+    }
+}
+
 /// An agent's `resolve` call under the `human` policy: it proposes, the person decides.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

@@ -16,14 +16,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{Change, ChangeSet, ContentHash};
 
-/// The person's own text for one file of a pending action.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PersonEdit {
-    /// Workspace-relative, as the action's file list shows it.
-    pub path: String,
-    /// The whole new text of the file, as it will be written.
-    pub text: String,
-}
+/// The person's own text for one file of a pending action (one definition with the
+/// window's protocol).
+pub use resolve_protocol::PersonEdit;
 
 /// The most of the diffs from the proposals to the person's text that a result carries (all
 /// files together): an edit that rewrites a big file would otherwise put megabytes into the

@@ -17,6 +17,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{Change, ChangeSet};
 
+/// What to leave out of an apply (one definition with the window's protocol).
+pub use resolve_protocol::LeaveOut;
+
 /// The single replacements of one edited file, in position order (ids `1..=len`).
 ///
 /// Byte ranges are in the edit's `before` (the bytes the preview read, BOM included); the
@@ -136,24 +139,6 @@ impl Replacements {
         }
         out.extend_from_slice(&before[at..]);
         Some(out)
-    }
-}
-
-/// What to leave out of an apply.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LeaveOut {
-    /// Whole files, by the path the action's file list shows (a rename's target).
-    #[serde(default)]
-    pub files: Vec<String>,
-    /// Single replacements, by file and replacement id (an `ast_edit` edit's ids, 1-based).
-    #[serde(default)]
-    pub replacements: BTreeMap<String, Vec<u32>>,
-}
-
-impl LeaveOut {
-    /// Nothing is left out: the apply is a full one.
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty() && self.replacements.values().all(|ids| ids.is_empty())
     }
 }
 
