@@ -70,10 +70,15 @@ fn start_paused_with(root: &Path, plan_file: &Path, point: &str, env: &[(&str, &
     for (k, v) in env {
         cmd.env(k, v);
     }
+    cmd.arg("apply").arg(root).arg(plan_file);
+    paused(cmd, point)
+}
+
+/// Starts `cmd` (an `apply-probe` command) paused at `point`; returns once it is paused there
+/// (its stderr said so). The caller kills and reaps it.
+#[allow(clippy::zombie_processes)] // returned to the caller, which waits for it
+fn paused(mut cmd: Command, point: &str) -> Child {
     let mut child = cmd
-        .arg("apply")
-        .arg(root)
-        .arg(plan_file)
         .env("RDESK_TEST_PAUSE_AT", point)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -175,23 +180,9 @@ fn an_apply_through_resolve_killed_midway_names_its_action_whole_part_or_edited(
         let plan_dir = tempfile::tempdir().unwrap();
         let plan_file = plan_dir.path().join("plan.json");
         std::fs::write(&plan_file, serde_json::to_string(&plan).unwrap()).unwrap();
-        let mut child = Command::new(PROBE)
-            .arg("resolve")
-            .arg(&root)
-            .arg(&plan_file)
-            .arg(mode)
-            .env("RDESK_TEST_PAUSE_AT", "commit:0")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the probe starts");
-        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut line = String::new();
-        while line.trim() != "RDESK_PAUSED commit:0" {
-            line.clear();
-            assert!(stderr.read_line(&mut line).expect("stderr") > 0, "{mode}: the probe ended before commit:0");
-        }
+        let mut cmd = Command::new(PROBE);
+        cmd.arg("resolve").arg(&root).arg(&plan_file).arg(mode);
+        let mut child = paused(cmd, "commit:0");
         child.kill().expect("SIGKILL");
         child.wait().expect("the probe is reaped");
 
