@@ -340,3 +340,35 @@ async fn a_restored_action_keeps_its_replacements_and_one_stored_without_them_re
     assert_eq!(read(d.path(), "a.ts"), A);
     assert_eq!(read(d.path(), "b.ts"), "info(3);\n");
 }
+
+/// An agent's `leave_out` naming a path outside the workspace (`..`, absolute, or through a
+/// symlink that leads out) is refused by name before anything runs: the action stays pending,
+/// no workspace file changes, and the file outside is untouched.
+#[tokio::test]
+async fn leave_out_naming_paths_outside_the_workspace_is_refused_and_nothing_is_written() {
+    let outer = tempfile::tempdir().unwrap();
+    let root = outer.path().join("ws");
+    fs::create_dir(&root).unwrap();
+    fs::write(outer.path().join("outside.txt"), "sentinel\n").unwrap();
+    std::os::unix::fs::symlink(outer.path(), root.join("up")).unwrap();
+    let s = Session::with_store(&root, ResolvePolicy::Agent, PendingActionStore::with_id_prefix("p")).unwrap();
+    let files = three(&root);
+    let id = push_edits(&s, &files, true);
+    let cases = [
+        json!({"files": ["../outside.txt"]}),
+        json!({"files": [outer.path().join("outside.txt").display().to_string()]}),
+        json!({"files": ["up/outside.txt"]}),
+        json!({"replacements": {"../outside.txt": [1]}}),
+    ];
+    for leave_out in cases {
+        let named = leave_out.to_string();
+        let r = apply(&s, leave_out).await;
+        assert!(r.is_error, "{named}: refused, got {}", r.text_content());
+        assert!(r.text_content().contains("outside.txt"), "{named}: the message names the value: {}", r.text_content());
+        assert_eq!(s.store().peek().map(|a| a.id), Some(id.clone()), "{named}: the action stays pending");
+        for (p, t) in files {
+            assert_eq!(read(&root, p), t, "{named}: {p} untouched");
+        }
+        assert_eq!(fs::read_to_string(outer.path().join("outside.txt")).unwrap(), "sentinel\n", "{named}");
+    }
+}
