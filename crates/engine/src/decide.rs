@@ -63,32 +63,23 @@ pub(crate) struct Decider {
 /// What an agent that waited (or was not waiting) receives for a decision: the decider's
 /// result, plus `Decided by <who>: applied|discarded. Reason: …`, and `decided_by` in the
 /// details.
-pub(crate) fn relayed_result(
-    result: &ToolResult,
-    details: Option<&ResolveDetails>,
-    actor: Option<Actor>,
-) -> ToolResult {
-    let (verb, reason) = match details {
-        Some(d) => (
-            match d.action {
-                ResolveAction::Apply => "applied",
-                ResolveAction::Discard => "discarded",
-                ResolveAction::Undo => "undone",
-                ResolveAction::Redo => "redone",
-            },
-            d.reason.clone(),
-        ),
-        None => ("decided", String::new()),
+pub(crate) fn relayed_result(result: &ToolResult, details: &ResolveDetails, actor: Actor) -> ToolResult {
+    let verb = match details.action {
+        ResolveAction::Apply => "applied",
+        ResolveAction::Discard => "discarded",
+        ResolveAction::Undo => "undone",
+        ResolveAction::Redo => "redone",
     };
+    let reason = &details.reason;
     let who = match actor {
-        Some(Actor::Script) => "a script",
-        Some(Actor::Agent) => "another agent",
-        Some(Actor::Person) | None => "the person",
+        Actor::Script => "a script",
+        Actor::Agent => "another agent",
+        Actor::Person => "the person",
     };
     let mut result = result.clone();
     let line = Content::Text { text: format!("Decided by {who}: {verb}. Reason: {reason}") };
     // The review, when there is one, stays last: decision, who decided and why, then comments.
-    let has_review = details.is_some_and(|d| d.review.is_some());
+    let has_review = details.review.is_some();
     if has_review && !result.content.is_empty() {
         let at = result.content.len() - 1;
         // The review's own `Reason:` line (an apply's) is said by this line now.
@@ -102,9 +93,9 @@ pub(crate) fn relayed_result(
     }
     if let Some(Value::Object(details)) = result.details.as_mut() {
         let by = match actor {
-            Some(Actor::Script) => "script",
-            Some(Actor::Agent) => "agent",
-            Some(Actor::Person) | None => "person",
+            Actor::Script => "script",
+            Actor::Agent => "agent",
+            Actor::Person => "person",
         };
         details.insert("decided_by".into(), json!(by));
     }
@@ -178,12 +169,11 @@ impl Decider {
         if caller.actor == Actor::Agent {
             interested.retain(|c| Some(c) != caller.client.as_ref());
         }
-        let actor = Some(caller.actor);
         let relayed = Relayed {
-            result: relayed_result(result, Some(details), actor),
+            result: relayed_result(result, details, caller.actor),
             details: Some(details.clone()),
             call_id: caller.call_id.clone(),
-            actor,
+            actor: Some(caller.actor),
         };
         let label = info.map(|i| i.label).unwrap_or_default();
         self.waits.decided(action_id, &label, &relayed, &interested);
@@ -196,7 +186,7 @@ impl Decider {
         let _one_at_a_time = self.lock.lock().await;
         let top = self.store.top().ok_or(ToolError::NoPendingAction)?;
         resolve.check_top(&top.id, &top.label)?;
-        let mut details = ResolveDetails {
+        let details = ResolveDetails {
             action: resolve.choice,
             reason: resolve.reason.clone(),
             source_tool_name: top.source_tool_name.clone(),
@@ -208,9 +198,7 @@ impl Decider {
         };
         match resolve.choice {
             ResolveAction::Apply => self.apply(caller, &top, resolve, details).await,
-            ResolveAction::Undo | ResolveAction::Redo => Err(ToolError::InvalidParams(
-                "`action` must be \"apply\" or \"discard\"; an applied action is undone from the history.".into(),
-            )),
+            ResolveAction::Undo | ResolveAction::Redo => Err(ToolError::InvalidParams(crate::resolve::NOT_UNDO.into())),
             ResolveAction::Discard => {
                 let reason = resolve.reason;
                 let default_text = format!("Discarded: {}. Reason: {}", top.label, reason);
@@ -225,7 +213,6 @@ impl Decider {
                         Err(_) => format!("{default_text} (its cleanup panicked)"),
                     },
                 };
-                details.partial = None;
                 let mut result = ToolResult::text(text).with_details(details_json(&details));
                 if let Some(review) = &details.review {
                     result.content.push(Content::Text { text: review.render(None) });

@@ -78,6 +78,10 @@ pub struct Resolve {
 /// The keys `resolve` takes.
 const RESOLVE_KEYS: [&str; 6] = ["action", "reason", "expected_id", "leave_out", "review", "edits"];
 
+/// The message for an undo or a redo sent as a resolve.
+pub(crate) const NOT_UNDO: &str =
+    "`action` must be \"apply\" or \"discard\"; an applied action is undone from the history.";
+
 /// The message for a missing or blank reason.
 pub(crate) const BLANK_REASON: &str = "`reason` must be a non-empty string: say why you apply or discard this action.";
 
@@ -146,9 +150,7 @@ impl Resolve {
             return Err(invalid(BLANK_REASON.into()));
         }
         if matches!(self.choice, ResolveAction::Undo | ResolveAction::Redo) {
-            return Err(invalid(
-                "`action` must be \"apply\" or \"discard\"; an applied action is undone from the history.".into(),
-            ));
+            return Err(invalid(NOT_UNDO.into()));
         }
         let leave_out = self.leave_out.as_ref().filter(|l| !l.is_empty());
         if leave_out.is_some() && self.choice == ResolveAction::Discard {

@@ -127,8 +127,7 @@ impl Session {
             registry.validate(tool, &params).map(|_| registry.get(tool))
         };
         if tool == RESOLVE_TOOL_NAME && !self.is_closed() {
-            let resolve =
-                found.map_err(|e| ToolError::InvalidParams(e.to_string())).and_then(|_| Resolve::parse(&params));
+            let resolve = found.and_then(|_| Resolve::parse(&params));
             return self.resolve_traced(actor, ctx, call, resolve).await;
         }
         let pushed = Arc::new(Mutex::new(Vec::new()));
