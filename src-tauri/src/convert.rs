@@ -61,18 +61,6 @@ pub fn file_texts(path: String, old: Option<String>, new: Option<String>) -> wir
     wire::FileTexts { path, old, new, old_hidden, new_hidden }
 }
 
-pub fn action_kind(k: engine::ActionKind) -> wire::ActionKind {
-    match k {
-        engine::ActionKind::ChangeSet => wire::ActionKind::ChangeSet,
-        engine::ActionKind::Rename => wire::ActionKind::Rename,
-        engine::ActionKind::Custom => wire::ActionKind::Custom,
-    }
-}
-
-pub fn counts(c: engine::ChangeCounts) -> wire::ActionCounts {
-    wire::ActionCounts { files: c.files, added: c.added, removed: c.removed, renames: c.renames }
-}
-
 pub fn action_summary(info: &ActionInfo, is_top: bool) -> wire::ActionSummary {
     let (badge, summary) = label_parts(&info.label);
     wire::ActionSummary {
@@ -85,8 +73,8 @@ pub fn action_summary(info: &ActionInfo, is_top: bool) -> wire::ActionSummary {
         created_at_ms: millis(info.created_at),
         status: info.status.clone(),
         is_top,
-        kind: action_kind(info.kind),
-        counts: counts(info.counts),
+        kind: info.kind,
+        counts: info.counts,
         files_text: engine::plural(info.counts.files as usize, "file", "files"),
         renames_text: engine::plural(info.counts.renames as usize, "rename", "renames"),
         origin: info.origin.as_ref().map(|o| wire::ToolCallInfo { tool: o.tool.clone(), params: o.params.clone() }),
@@ -119,18 +107,11 @@ pub fn action_summary(info: &ActionInfo, is_top: bool) -> wire::ActionSummary {
     }
 }
 
-pub fn comment_side(s: engine::Side) -> wire::CommentSide {
-    match s {
-        engine::Side::Old => wire::CommentSide::Old,
-        engine::Side::New => wire::CommentSide::New,
-    }
-}
-
 pub fn review_comment(c: &engine::Comment) -> wire::ReviewComment {
     wire::ReviewComment {
         id: c.id.clone(),
         path: c.path.clone(),
-        side: comment_side(c.side),
+        side: c.side,
         start_line: c.start_line,
         end_line: c.end_line,
         quote: c.quote.clone(),
@@ -158,10 +139,7 @@ pub fn comment_error(e: engine::CommentError) -> IpcError {
 pub fn comment_draft(d: wire::CommentDraft) -> engine::CommentDraft {
     engine::CommentDraft {
         path: d.path,
-        side: match d.side {
-            wire::CommentSide::Old => engine::Side::Old,
-            wire::CommentSide::New => engine::Side::New,
-        },
+        side: d.side,
         start_line: d.start_line,
         end_line: d.end_line,
         text: d.text,
@@ -193,12 +171,7 @@ pub fn file_entry(f: &engine::FileSummary) -> wire::FileEntry {
     wire::FileEntry {
         path: f.path.clone(),
         old_path: f.old_path.clone(),
-        change: match f.change {
-            engine::ChangeKind::Modified => wire::FileChange::Modified,
-            engine::ChangeKind::Added => wire::FileChange::Added,
-            engine::ChangeKind::Deleted => wire::FileChange::Deleted,
-            engine::ChangeKind::Renamed => wire::FileChange::Renamed,
-        },
+        change: f.change,
         language: language_of(&f.path),
         binary: f.binary,
         too_large: f.too_large,
@@ -248,11 +221,7 @@ pub fn file_diff(d: engine::FileDiff) -> wire::FileDiff {
                     .lines
                     .into_iter()
                     .map(|l| wire::DiffLine {
-                        kind: match l.kind {
-                            engine::LineKind::Context => wire::DiffLineKind::Context,
-                            engine::LineKind::Added => wire::DiffLineKind::Added,
-                            engine::LineKind::Removed => wire::DiffLineKind::Removed,
-                        },
+                        kind: l.kind,
                         old_no: l.old_no,
                         new_no: l.new_no,
                         emphasis: l

@@ -4,26 +4,10 @@
 
 use std::path::Path;
 
-use resolve_journal::{HistoryQuery, Outcome};
 use resolve_protocol as wire;
 use wire::IpcError;
 
 use crate::state::AppState;
-
-pub fn query(q: &wire::HistoryQuery) -> HistoryQuery {
-    HistoryQuery {
-        text: q.text.clone(),
-        tool: q.tool.clone().filter(|t| !t.is_empty()),
-        outcome: q.outcome.map(|o| match o {
-            wire::HistoryOutcome::Applied => Outcome::Applied,
-            wire::HistoryOutcome::Discarded => Outcome::Discarded,
-            wire::HistoryOutcome::Failed => Outcome::Failed,
-            wire::HistoryOutcome::Reverted => Outcome::Reverted,
-        }),
-        from_ms: q.from_ms,
-        to_ms: q.to_ms,
-    }
-}
 
 pub async fn page(
     state: &AppState,
@@ -33,7 +17,7 @@ pub async fn page(
 ) -> Result<wire::HistoryPage, IpcError> {
     let desk = state.desk().await;
     let page =
-        desk.search_history(query(q), offset as usize, limit as usize).await.map_err(crate::convert::desk_error)?;
+        desk.search_history(q.clone(), offset as usize, limit as usize).await.map_err(crate::convert::desk_error)?;
     let mut entries: Vec<wire::HistoryEntry> =
         page.rows.iter().map(|r| crate::convert::history_entry(&r.entry, r.earlier_session)).collect();
     for e in &mut entries {
@@ -53,6 +37,6 @@ pub async fn export(
     path: &Path,
 ) -> Result<wire::ExportOutcome, IpcError> {
     let desk = state.desk().await;
-    let count = desk.export_history(query(q), format, path).await.map_err(crate::convert::desk_error)?;
+    let count = desk.export_history(q.clone(), format, path).await.map_err(crate::convert::desk_error)?;
     Ok(wire::ExportOutcome { path: path.display().to_string(), count: count.min(u32::MAX as usize) as u32 })
 }

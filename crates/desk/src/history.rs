@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::Path;
 
-use resolve_journal::{ExportFormat, HistoryQuery, Page, Recorded, UndoEntry};
+use resolve_journal::{ExportFormat, Filter, HistoryQuery, Page, Recorded, UndoEntry};
 
 use crate::error::{blocking, DeskError, DeskErrorCode};
 use crate::Desk;
@@ -96,7 +96,9 @@ impl Desk {
         Ok(page.rows.len())
     }
 
-    async fn matching(&self, q: HistoryQuery, offset: usize, limit: usize) -> Result<HistoryPage, DeskError> {
+    async fn matching(&self, mut q: HistoryQuery, offset: usize, limit: usize) -> Result<HistoryPage, DeskError> {
+        // An empty tool name (the tool menu's "all tools") filters nothing.
+        q.tool = q.tool.filter(|t| !t.is_empty());
         let current = self.session().history();
         let Some(writer) = self.journal().cloned() else {
             let mut tools: Vec<String> = current.iter().map(|h| h.details.source_tool_name.clone()).collect();

@@ -8,7 +8,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use resolve_desk_core::{Desk, DeskOptions};
-use resolve_engine::{Actor, CommentDraft, Resolve, ResolveAction, ResolveOutcome, ResolvePolicy, ReviewRequest, Side};
+use resolve_engine::{
+    Actor, CommentDraft, CommentSide, Resolve, ResolveAction, ResolveOutcome, ResolvePolicy, ReviewRequest,
+};
 use resolve_journal::{ExportFormat, HistoryQuery, Journal, Writer};
 use serde_json::json;
 
@@ -71,7 +73,7 @@ fn write(root: &Path, rel: &str, text: &str) {
 fn draft(path: &str, line: u32, text: &str) -> CommentDraft {
     CommentDraft {
         path: path.into(),
-        side: Side::New,
+        side: CommentSide::New,
         start_line: line,
         end_line: None,
         text: text.into(),

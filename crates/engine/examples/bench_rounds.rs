@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use resolve_engine::review::{Comment, Side};
+use resolve_engine::review::{Comment, CommentSide};
 use resolve_engine::rounds::carry_comments;
 use resolve_engine::ChangeSet;
 
@@ -30,7 +30,8 @@ fn main() {
     now.edit("big.ts", original.into_bytes(), round2.into_bytes());
     let comments: Vec<(u32, Comment)> = (0..500u32)
         .map(|k| {
-            let (side, line) = if k < 400 { (Side::New, 1 + k * 48) } else { (Side::Old, 2 + (k - 400) * 190) };
+            let (side, line) =
+                if k < 400 { (CommentSide::New, 1 + k * 48) } else { (CommentSide::Old, 2 + (k - 400) * 190) };
             let c = Comment {
                 id: format!("c{k}"),
                 path: "big.ts".into(),

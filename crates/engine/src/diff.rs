@@ -11,13 +11,8 @@ pub const MAX_DIFF_BYTES: usize = 4 * 1024 * 1024;
 /// Lines longer than this get no word-level emphasis (it would cost more than it shows).
 const MAX_INLINE_LINE: usize = 2_000;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LineKind {
-    Context,
-    Added,
-    Removed,
-}
+/// What a diff line is: context, added or removed (one definition with the window's protocol).
+pub use resolve_protocol::DiffLineKind;
 
 /// One line of a hunk. `text` has no line terminator. `emphasis` are byte ranges of `text`
 /// that changed at word level (empty for context lines and for wholly new lines). `hidden`
@@ -25,7 +20,7 @@ pub enum LineKind {
 /// ([`hidden::scan_line`]), computed for the lines a diff holds only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DiffLine {
-    pub kind: LineKind,
+    pub kind: DiffLineKind,
     pub old_no: Option<u32>,
     pub new_no: Option<u32>,
     pub text: String,
@@ -165,14 +160,14 @@ impl FileDiff {
             for op in &group {
                 for change in diff.iter_inline_changes(op) {
                     let kind = match change.tag() {
-                        ChangeTag::Equal => LineKind::Context,
+                        ChangeTag::Equal => DiffLineKind::Context,
                         ChangeTag::Insert => {
                             out.added += 1;
-                            LineKind::Added
+                            DiffLineKind::Added
                         }
                         ChangeTag::Delete => {
                             out.removed += 1;
-                            LineKind::Removed
+                            DiffLineKind::Removed
                         }
                     };
                     let mut text = String::new();
@@ -201,8 +196,8 @@ impl FileDiff {
                     let old_no = change.old_index().map(|i| i as u32 + 1);
                     let new_no = change.new_index().map(|i| i as u32 + 1);
                     let first = match kind {
-                        LineKind::Removed => old_no == Some(1),
-                        LineKind::Added | LineKind::Context => new_no == Some(1),
+                        DiffLineKind::Removed => old_no == Some(1),
+                        DiffLineKind::Added | DiffLineKind::Context => new_no == Some(1),
                     };
                     let hidden = hidden::scan_line(&text, if first { Place::FirstLine } else { Place::Elsewhere });
                     hunk.lines.push(DiffLine { kind, old_no, new_no, text, emphasis, hidden });
@@ -265,7 +260,7 @@ mod tests {
         assert_eq!(d.hunks.len(), 1);
         let h = &d.hunks[0];
         assert_eq!((h.old_start, h.old_lines, h.new_start, h.new_lines), (1, 3, 1, 3));
-        let removed = h.lines.iter().find(|l| l.kind == LineKind::Removed).unwrap();
+        let removed = h.lines.iter().find(|l| l.kind == DiffLineKind::Removed).unwrap();
         assert_eq!(removed.text, "let x = foo(1);");
         assert_eq!(removed.old_no, Some(2));
         let spans: Vec<&str> = removed.emphasis.iter().map(|&(s, e)| &removed.text[s..e]).collect();
@@ -302,9 +297,9 @@ mod tests {
         let new = "\u{FEFF}let role = \"user\u{202E} \u{2066}// admin\u{2069}\u{2066}\";\nok\n";
         let d = FileDiff::compute("a.js", None, old.as_bytes(), new.as_bytes(), 3);
         let lines = &d.hunks[0].lines;
-        let removed = lines.iter().find(|l| l.kind == LineKind::Removed).unwrap();
+        let removed = lines.iter().find(|l| l.kind == DiffLineKind::Removed).unwrap();
         assert!(removed.hidden.is_empty(), "the BOM at the start of line 1 is the file's: {:?}", removed.hidden);
-        let added = lines.iter().find(|l| l.kind == LineKind::Added).unwrap();
+        let added = lines.iter().find(|l| l.kind == DiffLineKind::Added).unwrap();
         let found: Vec<(&str, u32)> =
             added.hidden.iter().map(|f| (&added.text[f.start..f.end], f.code_point())).collect();
         assert_eq!(found, vec![("\u{202E}", 0x202E), ("\u{2066}", 0x2066), ("\u{2069}", 0x2069), ("\u{2066}", 0x2066)]);

@@ -67,13 +67,13 @@ pub mod workspace;
 
 pub use changeset::edits::{EditedFile, PersonEdit, EDITS_DIFF_BYTES};
 pub use changeset::{
-    plural, recover, ApplyContext, ApplyError, ApplyReport, Change, ChangeCounts, ChangeKind, ChangeSet, ContentHash,
-    EntryKind, FileSummary, Recovery, RecoveryOutcome, Refusal, RefusalReason,
+    plural, recover, ActionCounts, ApplyContext, ApplyError, ApplyReport, Change, ChangeSet, ContentHash, EntryKind,
+    FileChange, FileSummary, Recovery, RecoveryOutcome, Refusal, RefusalReason,
 };
 pub use changeset::{Affected, SincePreview};
 pub use changeset::{LeaveOut, LeftOutReplacements, PartialApply, Replacement, ReplacementRow, Replacements};
 pub use custom::{CustomToolApi, CustomToolPendingAction, ToolFactory};
-pub use diff::{language_for_path, DiffLine, FileDiff, Hunk, LineKind};
+pub use diff::{language_for_path, DiffLine, DiffLineKind, FileDiff, Hunk};
 pub use limits::{PendingLimits, MAX_PENDING_ENV, MAX_PENDING_MIB_ENV};
 pub use pending::{
     ActionId, ActionInfo, ActionKind, ActionStatus, PendingAction, PendingActionStore, Proposal, RenameRow,
@@ -81,7 +81,7 @@ pub use pending::{
 };
 pub use registry::{RegistryError, ToolRegistry, ToolSpec};
 pub use resolve::{label_parts, render_resolve_header, ResolveAction, ResolveDetails, RESOLVE_TOOL_NAME};
-pub use review::{Comment, CommentDraft, CommentError, Review, ReviewRequest, Side};
+pub use review::{Comment, CommentDraft, CommentError, CommentSide, Review, ReviewRequest};
 pub use rounds::{EarlierComment, ReviewState};
 pub use session::lean;
 pub use session::{

@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use crate::changeset::{ChangeCounts, ChangeSet};
+use crate::changeset::{ActionCounts, ChangeSet};
 use crate::limits::PendingLimits;
 use crate::review::{Comment, CommentError};
 pub use crate::rounds::{EarlierComment, ReviewState, Round};
@@ -78,14 +78,14 @@ impl PendingAction {
     /// The totals a queue card shows: a rename preview counts the entries it renames (as
     /// files and as renames); a change set its files, lines and renames; a custom action
     /// nothing.
-    pub fn counts(&self) -> ChangeCounts {
+    pub fn counts(&self) -> ActionCounts {
         match (&self.renames, &self.change_set) {
             (Some(rows), _) => {
                 let n = rows.iter().filter(|r| r.status == RenameStatus::Rename).count().min(u32::MAX as usize) as u32;
-                ChangeCounts { files: n, added: 0, removed: 0, renames: n }
+                ActionCounts { files: n, added: 0, removed: 0, renames: n }
             }
             (None, Some(cs)) => cs.counts(),
-            (None, None) => ChangeCounts::default(),
+            (None, None) => ActionCounts::default(),
         }
     }
 }
@@ -127,7 +127,7 @@ pub struct ActionInfo {
     pub proposal: Option<Proposal>,
     pub has_change_set: bool,
     pub kind: ActionKind,
-    pub counts: ChangeCounts,
+    pub counts: ActionCounts,
     /// The hidden and look-alike characters it writes ([`PendingAction::hidden`]).
     pub hidden: crate::hidden::ActionFindings,
     /// The person's comments so far (drafts until the decision), in file order.

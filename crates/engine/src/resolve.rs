@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::changeset::edits::{EditedFile, PersonEdit};
 use crate::changeset::{LeaveOut, PartialApply};
-use crate::review::{CommentDraft, Review, ReviewRequest, Side};
+use crate::review::{CommentDraft, CommentSide, Review, ReviewRequest};
 use crate::tool::{ToolError, ToolResult};
 
 pub const RESOLVE_TOOL_NAME: &str = "resolve";
@@ -380,9 +380,9 @@ fn parse_review(value: &Value) -> Result<ReviewRequest, ToolError> {
             },
         };
         let side = match c.get("side") {
-            None | Some(Value::Null) => Side::New,
-            Some(Value::String(s)) if s == "new" => Side::New,
-            Some(Value::String(s)) if s == "old" => Side::Old,
+            None | Some(Value::Null) => CommentSide::New,
+            Some(Value::String(s)) if s == "new" => CommentSide::New,
+            Some(Value::String(s)) if s == "old" => CommentSide::Old,
             Some(other) => {
                 return Err(invalid(format!(
                     "`{at}.side` must be \"new\" (the proposed text) or \"old\" (the text before), got {}.",

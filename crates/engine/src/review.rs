@@ -28,25 +28,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::changeset::{Change, ChangeSet};
 
-/// Which side of a file's diff a comment is on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Side {
-    /// The bytes the preview read (removed lines).
-    Old,
-    /// The bytes the action proposes (added and unchanged lines).
-    #[default]
-    New,
-}
-
-impl Side {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Side::Old => "old",
-            Side::New => "new",
-        }
-    }
-}
+/// Which side of a file's diff a comment is on: the bytes the preview read (`old`, removed
+/// lines) or the bytes the action proposes (`new`, added and unchanged lines).
+pub use resolve_protocol::CommentSide;
 
 /// One comment on lines of a pending action's file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,7 +39,7 @@ pub struct Comment {
     pub id: String,
     /// Workspace-relative, as the action's file list shows it.
     pub path: String,
-    pub side: Side,
+    pub side: CommentSide,
     /// 1-based, inclusive; `start_line <= end_line`.
     pub start_line: u32,
     pub end_line: u32,
@@ -74,7 +58,7 @@ pub struct Comment {
 pub struct CommentDraft {
     pub path: String,
     #[serde(default)]
-    pub side: Side,
+    pub side: CommentSide,
     /// Ignored when `replacement_id` is given (the replacement's lines are used).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub start_line: u32,
@@ -224,17 +208,17 @@ pub fn anchor(cs: &ChangeSet, draft: &CommentDraft, id: String) -> Result<Commen
                 0 => start,
                 n => line_at(after, new_start + n - 1).max(start),
             };
-            (Side::New, start, end)
+            (CommentSide::New, start, end)
         }
         None => (draft.side, draft.start_line, draft.end_line.unwrap_or(draft.start_line)),
     };
     let bytes = match side {
-        Side::Old => old.ok_or_else(|| {
+        CommentSide::Old => old.ok_or_else(|| {
             format!(
                 "{path} is created by this action: it has no old side. Comment on the new side (\"side\": \"new\")."
             )
         })?,
-        Side::New => new.ok_or_else(|| {
+        CommentSide::New => new.ok_or_else(|| {
             format!(
                 "{path} is deleted by this action: it has no new side. Comment on the old side (\"side\": \"old\")."
             )
@@ -292,7 +276,7 @@ impl Comment {
             format!("{}-{}", self.start_line, self.end_line)
         };
         let mut marks = Vec::new();
-        if self.side == Side::Old {
+        if self.side == CommentSide::Old {
             marks.push("old side".to_string());
         }
         if let Some(r) = self.replacement_id {
@@ -344,7 +328,7 @@ mod tests {
         cs
     }
 
-    fn draft(path: &str, side: Side, start: u32, end: u32, text: &str) -> CommentDraft {
+    fn draft(path: &str, side: CommentSide, start: u32, end: u32, text: &str) -> CommentDraft {
         CommentDraft {
             path: path.into(),
             side,
@@ -357,26 +341,25 @@ mod tests {
 
     #[test]
     fn a_comment_quotes_the_exact_lines_of_its_side() {
-        let c = anchor(&cs(), &draft("a.ts", Side::New, 2, 3, "why 2?"), "c1".into()).unwrap();
+        let c = anchor(&cs(), &draft("a.ts", CommentSide::New, 2, 3, "why 2?"), "c1".into()).unwrap();
         assert_eq!(c.quote, "2\nthree");
-        let c = anchor(&cs(), &draft("a.ts", Side::Old, 2, 2, "keep"), "c2".into()).unwrap();
+        let c = anchor(&cs(), &draft("a.ts", CommentSide::Old, 2, 2, "keep"), "c2".into()).unwrap();
         assert_eq!(c.quote, "two");
-        let c = anchor(&cs(), &draft("./old.ts", Side::Old, 1, 2, "x"), "c3".into()).unwrap();
+        let c = anchor(&cs(), &draft("./old.ts", CommentSide::Old, 1, 2, "x"), "c3".into()).unwrap();
         assert_eq!((c.path.as_str(), c.quote.as_str()), ("old.ts", "gone\nbye"), "CR LF ends are not quoted");
     }
 
     #[test]
     fn bad_anchors_are_refused_with_what_to_do() {
         let err = |d: CommentDraft| anchor(&cs(), &d, "c".into()).unwrap_err();
-        assert!(
-            err(draft("b.ts", Side::New, 1, 1, "x")).contains("not one of the action's files (a.ts, new.ts, old.ts)")
-        );
-        assert!(err(draft("a.ts", Side::New, 0, 1, "x")).contains("which has 4 lines"));
-        assert!(err(draft("a.ts", Side::Old, 3, 4, "x")).contains("which has 3 lines"));
-        assert!(err(draft("a.ts", Side::New, 3, 2, "x")).contains("Lines 3-2"));
-        assert!(err(draft("new.ts", Side::Old, 1, 1, "x")).contains("no old side"));
-        assert!(err(draft("old.ts", Side::New, 1, 1, "x")).contains("no new side"));
-        assert!(err(draft("a.ts", Side::New, 1, 1, "  \n")).contains("needs some text"));
+        assert!(err(draft("b.ts", CommentSide::New, 1, 1, "x"))
+            .contains("not one of the action's files (a.ts, new.ts, old.ts)"));
+        assert!(err(draft("a.ts", CommentSide::New, 0, 1, "x")).contains("which has 4 lines"));
+        assert!(err(draft("a.ts", CommentSide::Old, 3, 4, "x")).contains("which has 3 lines"));
+        assert!(err(draft("a.ts", CommentSide::New, 3, 2, "x")).contains("Lines 3-2"));
+        assert!(err(draft("new.ts", CommentSide::Old, 1, 1, "x")).contains("no old side"));
+        assert!(err(draft("old.ts", CommentSide::New, 1, 1, "x")).contains("no new side"));
+        assert!(err(draft("a.ts", CommentSide::New, 1, 1, "  \n")).contains("needs some text"));
     }
 
     #[test]
@@ -392,7 +375,7 @@ mod tests {
         let d =
             CommentDraft { path: "f.ts".into(), text: "split?".into(), replacement_id: Some(2), ..Default::default() };
         let c = anchor(&cs, &d, "c1".into()).unwrap();
-        assert_eq!((c.side, c.start_line, c.end_line), (Side::New, 3, 4));
+        assert_eq!((c.side, c.start_line, c.end_line), (CommentSide::New, 3, 4));
         assert_eq!(c.quote, "multi\nline(3);");
         let d = CommentDraft { replacement_id: Some(3), ..d };
         assert!(anchor(&cs, &d, "c2".into()).unwrap_err().contains("no replacement 3 (its replacements are 1 to 2)"));
@@ -402,9 +385,9 @@ mod tests {
     fn comments_render_one_line_each_in_file_order() {
         let set = cs();
         let mut comments = vec![
-            anchor(&set, &draft("old.ts", Side::Old, 1, 1, "why delete?"), "c1".into()).unwrap(),
-            anchor(&set, &draft("a.ts", Side::New, 4, 4, "new \"line\"\nsecond line"), "c2".into()).unwrap(),
-            anchor(&set, &draft("a.ts", Side::Old, 2, 3, "was fine"), "c3".into()).unwrap(),
+            anchor(&set, &draft("old.ts", CommentSide::Old, 1, 1, "why delete?"), "c1".into()).unwrap(),
+            anchor(&set, &draft("a.ts", CommentSide::New, 4, 4, "new \"line\"\nsecond line"), "c2".into()).unwrap(),
+            anchor(&set, &draft("a.ts", CommentSide::Old, 2, 3, "was fine"), "c3".into()).unwrap(),
         ];
         sort_in_file_order(&mut comments, Some(&set));
         let review = Review { request_changes: true, comments };
@@ -431,7 +414,7 @@ mod tests {
         let body: String = (1..=30).map(|i| format!("line {i}\n")).collect();
         let mut cs = ChangeSet::new();
         cs.create("long.txt", body.into_bytes());
-        let c = anchor(&cs, &draft("long.txt", Side::New, 1, 30, "too long"), "c1".into()).unwrap();
+        let c = anchor(&cs, &draft("long.txt", CommentSide::New, 1, 30, "too long"), "c1".into()).unwrap();
         assert_eq!(c.quote.lines().count(), QUOTE_LINES);
         assert!(c.quote.ends_with("line 20…"), "{}", c.quote);
     }

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use similar::{DiffOp, TextDiff};
 
 use crate::changeset::{Change, ChangeSet, ContentHash};
-use crate::review::{Comment, Side};
+use crate::review::{Comment, CommentSide};
 
 /// Where a preview stands in a review: its round, what the review began with, the files
 /// whose proposed text is the same as in the previous round (nothing to re-read there), and
@@ -271,8 +271,8 @@ pub fn carry_comments(
             }
             let entry = maps.entry(c.path.as_str()).or_default();
             let slot = match c.side {
-                Side::New => entry.new.is_none(),
-                Side::Old => entry.old.is_none(),
+                CommentSide::New => entry.new.is_none(),
+                CommentSide::Old => entry.old.is_none(),
             };
             if slot && started.elapsed() > CARRY_BUDGET {
                 // Out of time: same lines, and say "changed" so that the person looks.
@@ -280,7 +280,7 @@ pub fn carry_comments(
             }
             let texts = || Some((was.file_texts(&c.path)?, now.file_texts(&c.path)?));
             match c.side {
-                Side::New => {
+                CommentSide::New => {
                     let map = entry.new.get_or_insert_with(|| {
                         let ((_, was_new), (_, now_new)) = texts()?;
                         Some(line_map(&was_new?, &now_new?))
@@ -289,7 +289,7 @@ pub fn carry_comments(
                     let (now_lines, kept) = map.place(c.start_line, c.end_line);
                     EarlierComment { now_lines, changed: !kept, ..gone }
                 }
-                Side::Old => {
+                CommentSide::Old => {
                     let maps = entry.old.get_or_insert_with(|| {
                         let ((was_old, was_new), (now_old, now_new)) = texts()?;
                         let (was_old, now_old) = (was_old?, now_old?);
@@ -315,7 +315,7 @@ pub fn carry_comments(
 mod tests {
     use super::*;
 
-    fn comment(path: &str, side: Side, start: u32, end: u32) -> Comment {
+    fn comment(path: &str, side: CommentSide, start: u32, end: u32) -> Comment {
         Comment {
             id: format!("c{start}"),
             path: path.into(),
@@ -343,7 +343,7 @@ mod tests {
         let out = carry_comments(
             &was,
             &now,
-            &[(1, comment("a.ts", Side::New, 2, 2)), (1, comment("a.ts", Side::New, 3, 4))],
+            &[(1, comment("a.ts", CommentSide::New, 2, 2)), (1, comment("a.ts", CommentSide::New, 3, 4))],
             &[],
         );
         assert_eq!((out[0].now_lines, out[0].changed), (Some((3, 3)), true), "B → Bee: changed, now on line 3");
@@ -355,7 +355,7 @@ mod tests {
         let old = "a\nb\nc\n";
         let was = edit(old, "a\nB1\nC1\n");
         let now = edit(old, "a\nB2\nC2\n");
-        let out = carry_comments(&was, &now, &[(1, comment("a.ts", Side::New, 3, 3))], &[]);
+        let out = carry_comments(&was, &now, &[(1, comment("a.ts", CommentSide::New, 3, 3))], &[]);
         assert_eq!((out[0].now_lines, out[0].changed), (Some((3, 3)), true), "C1 → C2, not the whole run");
     }
 
@@ -365,7 +365,7 @@ mod tests {
         let was = edit(old, "keep\nrest\n");
         let still = edit(old, "keep\nrest\nmore\n");
         let fixed = edit(old, "keep\ncheck()\nrest\nmore\n");
-        let c = [(1, comment("a.ts", Side::Old, 2, 2))];
+        let c = [(1, comment("a.ts", CommentSide::Old, 2, 2))];
         let same = carry_comments(&was, &still, &c, &[]);
         assert_eq!((same[0].now_lines, same[0].changed), (Some((2, 2)), false), "still removed: not changed");
         let kept = carry_comments(&was, &fixed, &c, &[]);
@@ -377,7 +377,7 @@ mod tests {
         let was = edit("a\n", "b\n");
         let mut now = ChangeSet::new();
         now.edit("other.ts", b"x\n".to_vec(), b"y\n".to_vec());
-        let out = carry_comments(&was, &now, &[(2, comment("a.ts", Side::New, 1, 1))], &[]);
+        let out = carry_comments(&was, &now, &[(2, comment("a.ts", CommentSide::New, 1, 1))], &[]);
         assert_eq!((out[0].now_lines, out[0].changed, out[0].round), (None, true, 2));
     }
 
@@ -393,7 +393,7 @@ mod tests {
             first_label: "first".into(),
             id: "pa-1".into(),
             change_set: Some(std::sync::Arc::new(was)),
-            comments: vec![(1, comment("moved.ts", Side::New, 1, 1))],
+            comments: vec![(1, comment("moved.ts", CommentSide::New, 1, 1))],
             viewed,
         };
         let state = next_round(prior, Some(&now));

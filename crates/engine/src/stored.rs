@@ -24,7 +24,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::changeset::{Change, ChangeKind, ContentHash};
+use crate::changeset::{Change, ContentHash, FileChange};
 use crate::vocab::{ActionId, RenameRow, ToolCall};
 
 /// The status message of an orphaned action (the queue shows it; starts with the exact
@@ -85,7 +85,7 @@ pub enum StoredBody {
 pub struct PreviewedFile {
     pub path: String,
     pub from: Option<String>,
-    pub change: ChangeKind,
+    pub change: FileChange,
     pub previewed_hash: Option<ContentHash>,
 }
 
@@ -99,22 +99,22 @@ impl StoredAction {
                 Change::Edit { path, before_hash, .. } => PreviewedFile {
                     path: path.clone(),
                     from: None,
-                    change: ChangeKind::Modified,
+                    change: FileChange::Modified,
                     previewed_hash: Some(*before_hash),
                 },
                 Change::Create { path, .. } => {
-                    PreviewedFile { path: path.clone(), from: None, change: ChangeKind::Added, previewed_hash: None }
+                    PreviewedFile { path: path.clone(), from: None, change: FileChange::Added, previewed_hash: None }
                 }
                 Change::Delete { path, before_hash, .. } => PreviewedFile {
                     path: path.clone(),
                     from: None,
-                    change: ChangeKind::Deleted,
+                    change: FileChange::Deleted,
                     previewed_hash: Some(*before_hash),
                 },
                 Change::Rename { from, to, before_hash, .. } => PreviewedFile {
                     path: to.clone(),
                     from: Some(from.clone()),
-                    change: ChangeKind::Renamed,
+                    change: FileChange::Renamed,
                     previewed_hash: Some(*before_hash),
                 },
             })

@@ -5,9 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Who made a call, and where a pending action stands: the ground-floor words the window's
+/// Who made a call, where a pending action stands and what kind of preview it is (a rename
+/// table, a change set, or a custom tool's label and details): the ground-floor words the window's
 /// protocol shares (one definition, `resolve_protocol`).
-pub use resolve_protocol::{ActionStatus, Actor};
+pub use resolve_protocol::{ActionKind, ActionStatus, Actor};
 use serde_json::Value;
 
 /// A tool call as made: name and parameters.
@@ -87,19 +88,6 @@ pub struct Proposal {
     /// Whether that call is waiting for the person now (false once a bounded wait ended or
     /// the call was cancelled: the proposal stays, and the decision is kept for the agent).
     pub waiting: bool,
-}
-
-/// What kind of preview an action is, decided from what its tool gave the API (never from
-/// its free-form details): a rename table, a change set, or neither.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ActionKind {
-    /// File edits: a file list and diffs (its change set).
-    ChangeSet,
-    /// Renames: an old → new table (`PendingAction::renames`).
-    Rename,
-    /// A custom tool's own apply/reject: label and details only.
-    Custom,
 }
 
 /// What happens to one entry a rename preview selected.

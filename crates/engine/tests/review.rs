@@ -50,7 +50,7 @@ fn push(s: &Session, root: &Path) -> ActionId {
     s.api().push_pending_action(action).unwrap()
 }
 
-fn draft(path: &str, side: Side, start: u32, end: u32, text: &str) -> CommentDraft {
+fn draft(path: &str, side: CommentSide, start: u32, end: u32, text: &str) -> CommentDraft {
     CommentDraft {
         path: path.into(),
         side,
@@ -77,9 +77,9 @@ async fn request_changes_discards_and_the_result_carries_every_comment_in_file_o
     let (d, s) = session(ResolvePolicy::Human);
     let id = push(&s, d.path());
     // Written out of order: b.txt first, then a.ts bottom-up.
-    s.add_comment(&id, &draft("b.txt", Side::New, 2, 2, "spell it out")).unwrap();
-    s.add_comment(&id, &draft("a.ts", Side::New, 3, 3, "keep log here")).unwrap();
-    s.add_comment(&id, &draft("a.ts", Side::Old, 1, 2, "why touch this?")).unwrap();
+    s.add_comment(&id, &draft("b.txt", CommentSide::New, 2, 2, "spell it out")).unwrap();
+    s.add_comment(&id, &draft("a.ts", CommentSide::New, 3, 3, "keep log here")).unwrap();
+    s.add_comment(&id, &draft("a.ts", CommentSide::Old, 1, 2, "why touch this?")).unwrap();
     let outcome = s.resolve(Actor::Person, resolve(ResolveAction::Discard, "not yet", &id, true)).await;
     let ResolveOutcome::Decided { details, text, .. } = outcome else { panic!("decided: {outcome:?}") };
     assert_eq!(
@@ -93,7 +93,7 @@ async fn request_changes_discards_and_the_result_carries_every_comment_in_file_o
     );
     assert!(details.requests_changes());
     let review = details.review.expect("the details carry the review");
-    let rows: Vec<(&str, Side, u32, u32, &str, &str)> = review
+    let rows: Vec<(&str, CommentSide, u32, u32, &str, &str)> = review
         .comments
         .iter()
         .map(|c| (c.path.as_str(), c.side, c.start_line, c.end_line, c.quote.as_str(), c.text.as_str()))
@@ -101,9 +101,9 @@ async fn request_changes_discards_and_the_result_carries_every_comment_in_file_o
     assert_eq!(
         rows,
         vec![
-            ("a.ts", Side::Old, 1, 2, "let a = 1;\nlog(a);", "why touch this?"),
-            ("a.ts", Side::New, 3, 3, "info(2);", "keep log here"),
-            ("b.txt", Side::New, 2, 2, "2", "spell it out"),
+            ("a.ts", CommentSide::Old, 1, 2, "let a = 1;\nlog(a);", "why touch this?"),
+            ("a.ts", CommentSide::New, 3, 3, "info(2);", "keep log here"),
+            ("b.txt", CommentSide::New, 2, 2, "2", "spell it out"),
         ]
     );
     assert!(!s.store().has_pending(), "Request changes is a discard: the action left the stack");
@@ -117,7 +117,7 @@ async fn request_changes_discards_and_the_result_carries_every_comment_in_file_o
 async fn comments_go_with_an_apply_and_an_apply_part_after_the_reason() {
     let (d, s) = session(ResolvePolicy::Human);
     let id = push(&s, d.path());
-    s.add_comment(&id, &draft("b.txt", Side::New, 3, 3, "fine, but note the casing")).unwrap();
+    s.add_comment(&id, &draft("b.txt", CommentSide::New, 3, 3, "fine, but note the casing")).unwrap();
     let mut r = resolve(ResolveAction::Apply, "good enough", &id, false);
     r.leave_out = Some(LeaveOut { files: vec!["a.ts".into()], ..Default::default() });
     let outcome = s.resolve(Actor::Person, r).await;
@@ -140,7 +140,7 @@ async fn comments_go_with_an_apply_and_an_apply_part_after_the_reason() {
         ..Default::default()
     };
     let c = s.add_comment(&id, &on_rep).unwrap();
-    assert_eq!((c.side, c.start_line, c.end_line, c.quote.as_str()), (Side::New, 3, 3, "info(2);"));
+    assert_eq!((c.side, c.start_line, c.end_line, c.quote.as_str()), (CommentSide::New, 3, 3, "info(2);"));
     let outcome = s.resolve(Actor::Person, resolve(ResolveAction::Apply, "ship", &id, false)).await;
     let ResolveOutcome::Decided { text, .. } = outcome else { panic!("decided: {outcome:?}") };
     assert_eq!(
@@ -154,8 +154,8 @@ async fn comments_go_with_an_apply_and_an_apply_part_after_the_reason() {
 async fn a_waiting_agent_receives_the_decision_who_decided_then_exactly_the_comments() {
     let (d, s) = session(ResolvePolicy::Human);
     let id = push(&s, d.path());
-    s.add_comment(&id, &draft("a.ts", Side::New, 2, 2, "use the logger")).unwrap();
-    s.add_comment(&id, &draft("b.txt", Side::New, 1, 1, "capitalise")).unwrap();
+    s.add_comment(&id, &draft("a.ts", CommentSide::New, 2, 2, "use the logger")).unwrap();
+    s.add_comment(&id, &draft("b.txt", CommentSide::New, 1, 1, "capitalise")).unwrap();
     let waiting = {
         let s = s.clone();
         tokio::spawn(async move {
@@ -193,22 +193,22 @@ async fn a_waiting_agent_receives_the_decision_who_decided_then_exactly_the_comm
 async fn comments_can_be_edited_and_deleted_until_the_decision_and_bad_ones_change_nothing() {
     let (d, s) = session(ResolvePolicy::Human);
     let id = push(&s, d.path());
-    let c1 = s.add_comment(&id, &draft("a.ts", Side::New, 1, 1, "first")).unwrap();
-    let c2 = s.add_comment(&id, &draft("a.ts", Side::New, 2, 3, "second")).unwrap();
+    let c1 = s.add_comment(&id, &draft("a.ts", CommentSide::New, 1, 1, "first")).unwrap();
+    let c2 = s.add_comment(&id, &draft("a.ts", CommentSide::New, 2, 3, "second")).unwrap();
     assert_eq!((c1.id.as_str(), c2.id.as_str()), ("c1", "c2"));
     let edited = s.edit_comment(&id, "c1", "first, edited").unwrap();
     assert_eq!((edited.text.as_str(), edited.quote.as_str()), ("first, edited", "let a = 1;"), "the anchor stays");
     s.delete_comment(&id, "c2").unwrap();
-    let c3 = s.add_comment(&id, &draft("b.txt", Side::Old, 2, 2, "third")).unwrap();
+    let c3 = s.add_comment(&id, &draft("b.txt", CommentSide::Old, 2, 2, "third")).unwrap();
     assert_eq!(c3.id, "c3", "ids are never reused");
     let revision = s.store().revision();
     let bad = [
-        s.add_comment(&id, &draft("zzz.ts", Side::New, 1, 1, "x")).unwrap_err().to_string(),
-        s.add_comment(&id, &draft("a.ts", Side::New, 9, 9, "x")).unwrap_err().to_string(),
-        s.add_comment(&id, &draft("a.ts", Side::New, 1, 1, " ")).unwrap_err().to_string(),
+        s.add_comment(&id, &draft("zzz.ts", CommentSide::New, 1, 1, "x")).unwrap_err().to_string(),
+        s.add_comment(&id, &draft("a.ts", CommentSide::New, 9, 9, "x")).unwrap_err().to_string(),
+        s.add_comment(&id, &draft("a.ts", CommentSide::New, 1, 1, " ")).unwrap_err().to_string(),
         s.edit_comment(&id, "c2", "again").unwrap_err().to_string(),
         s.delete_comment(&id, "c9").unwrap_err().to_string(),
-        s.add_comment("r-nope", &draft("a.ts", Side::New, 1, 1, "x")).unwrap_err().to_string(),
+        s.add_comment("r-nope", &draft("a.ts", CommentSide::New, 1, 1, "x")).unwrap_err().to_string(),
     ];
     assert!(bad[0].contains("\"zzz.ts\": it is not one of the action's files (a.ts, b.txt)"), "{}", bad[0]);
     assert!(bad[1].contains("which has 3 lines"), "{}", bad[1]);
@@ -228,8 +228,8 @@ async fn every_comment_change_is_mirrored_and_a_restore_puts_the_comments_back()
     let sink = saved.clone();
     s.store().set_persistence(Box::new(move |p| sink.lock().unwrap().push(p)));
     let id = push(&s, d.path());
-    s.add_comment(&id, &draft("b.txt", Side::New, 1, 1, "one")).unwrap();
-    s.add_comment(&id, &draft("a.ts", Side::New, 1, 1, "two")).unwrap();
+    s.add_comment(&id, &draft("b.txt", CommentSide::New, 1, 1, "one")).unwrap();
+    s.add_comment(&id, &draft("a.ts", CommentSide::New, 1, 1, "two")).unwrap();
     s.delete_comment(&id, "c1").unwrap();
     let events = saved.lock().unwrap().clone();
     let mut stored = match &events[0] {
@@ -261,7 +261,7 @@ async fn every_comment_change_is_mirrored_and_a_restore_puts_the_comments_back()
     let back = fresh.store().peek().unwrap();
     assert_eq!(back.comments.len(), 1);
     assert_eq!((back.comments[0].id.as_str(), back.comments[0].text.as_str()), ("c2", "two"));
-    let next = fresh.add_comment(&id, &draft("a.ts", Side::New, 2, 2, "three")).unwrap();
+    let next = fresh.add_comment(&id, &draft("a.ts", CommentSide::New, 2, 2, "three")).unwrap();
     assert_eq!(next.id, "c3", "ids continue after the restored ones");
     let outcome = fresh.resolve(Actor::Person, resolve(ResolveAction::Discard, "redo", &id, true)).await;
     let ResolveOutcome::Decided { text, .. } = outcome else { panic!("{outcome:?}") };
@@ -315,7 +315,7 @@ async fn an_agent_can_send_a_review_in_the_call_and_bad_reviews_are_refused_with
 async fn a_failed_apply_keeps_the_comments_with_the_action() {
     let (d, s) = session(ResolvePolicy::Human);
     let id = push(&s, d.path());
-    s.add_comment(&id, &draft("a.ts", Side::New, 1, 1, "still here after a stale apply")).unwrap();
+    s.add_comment(&id, &draft("a.ts", CommentSide::New, 1, 1, "still here after a stale apply")).unwrap();
     write(d.path(), "a.ts", "changed meanwhile\n");
     let outcome = s.resolve(Actor::Person, resolve(ResolveAction::Apply, "go", &id, false)).await;
     assert!(matches!(outcome, ResolveOutcome::ApplyFailed { .. }), "{outcome:?}");
@@ -331,7 +331,7 @@ async fn a_custom_action_without_files_takes_no_line_comments() {
         .api()
         .push_pending_action(CustomToolPendingAction::new("Mail: notify", |_| async { Ok(ToolResult::text("sent")) }))
         .unwrap();
-    let err = s.add_comment(&id, &draft("a.ts", Side::New, 1, 1, "x")).unwrap_err();
+    let err = s.add_comment(&id, &draft("a.ts", CommentSide::New, 1, 1, "x")).unwrap_err();
     assert!(err.to_string().contains("has no file list to comment on"), "{err}");
     // Request changes without comments still says so.
     let outcome = s.resolve(Actor::Person, resolve(ResolveAction::Discard, "not now", &id, true)).await;
@@ -362,9 +362,12 @@ async fn the_preview_answering_request_changes_is_round_2_with_its_unchanged_fil
     assert_eq!(round.unchanged, vec!["a.ts".to_string()], "only a.ts is proposed as in round 1");
     // What changed since round 1: b.txt's proposal, `2` → `TWO`; a.ts not at all.
     let since = s.store().round_diff(&second, "b.txt", 3).expect("a diff against round 1");
-    let lines: Vec<(LineKind, &str)> =
+    let lines: Vec<(DiffLineKind, &str)> =
         since.hunks.iter().flat_map(|h| h.lines.iter()).map(|l| (l.kind, l.text.as_str())).collect();
-    assert!(lines.contains(&(LineKind::Removed, "2")) && lines.contains(&(LineKind::Added, "TWO")), "{lines:?}");
+    assert!(
+        lines.contains(&(DiffLineKind::Removed, "2")) && lines.contains(&(DiffLineKind::Added, "TWO")),
+        "{lines:?}"
+    );
     assert_eq!((since.added, since.removed), (1, 1));
     let same = s.store().round_diff(&second, "a.ts", 3).unwrap();
     assert!(same.hunks.is_empty(), "a.ts is proposed as in round 1");
@@ -396,9 +399,9 @@ async fn the_next_round_shows_earlier_comments_on_their_lines_keeps_viewed_marks
     s.store().set_persistence(Box::new(move |p| sink.lock().unwrap().push(p)));
     let first = push(&s, d.path());
     // a.ts proposes `info(a);` on line 2 and `info(2);` on line 3; b.txt `2` on line 2.
-    s.add_comment(&first, &draft("a.ts", Side::New, 2, 2, "keep log here")).unwrap();
-    s.add_comment(&first, &draft("a.ts", Side::New, 3, 3, "fine")).unwrap();
-    s.add_comment(&first, &draft("b.txt", Side::New, 2, 2, "spell it out")).unwrap();
+    s.add_comment(&first, &draft("a.ts", CommentSide::New, 2, 2, "keep log here")).unwrap();
+    s.add_comment(&first, &draft("a.ts", CommentSide::New, 3, 3, "fine")).unwrap();
+    s.add_comment(&first, &draft("b.txt", CommentSide::New, 2, 2, "spell it out")).unwrap();
     s.set_viewed(&first, "a.ts", true).unwrap();
     s.set_viewed(&first, "b.txt", true).unwrap();
     assert_eq!(s.store().info(&first).unwrap().viewed, vec!["a.ts", "b.txt"]);
@@ -452,10 +455,10 @@ async fn the_next_round_shows_earlier_comments_on_their_lines_keeps_viewed_marks
     assert_eq!(back.round, info.round, "the round, with its earlier comments, survives the restart");
     assert_eq!(back.viewed, vec!["b.txt"]);
     let since = fresh.store().round_diff(&second, "a.ts", 3).expect("the interdiff survives too");
-    let lines: Vec<(LineKind, &str)> =
+    let lines: Vec<(DiffLineKind, &str)> =
         since.hunks.iter().flat_map(|h| h.lines.iter()).map(|l| (l.kind, l.text.as_str())).collect();
     assert!(
-        lines.contains(&(LineKind::Removed, "info(a);")) && lines.contains(&(LineKind::Added, "log(a);")),
+        lines.contains(&(DiffLineKind::Removed, "info(a);")) && lines.contains(&(DiffLineKind::Added, "log(a);")),
         "{lines:?}"
     );
     assert!(fresh.store().round_diff(&second, "b.txt", 3).unwrap().hunks.is_empty());
@@ -471,7 +474,7 @@ async fn the_next_round_shows_earlier_comments_on_their_lines_keeps_viewed_marks
 
     // Changes requested again with one new comment: round 3 shows it and round 1's comments
     // still on round 2's lines, each with the round it was written in.
-    fresh.add_comment(&second, &draft("a.ts", Side::New, 1, 1, "drop this header")).unwrap();
+    fresh.add_comment(&second, &draft("a.ts", CommentSide::New, 1, 1, "drop this header")).unwrap();
     let outcome = fresh.resolve(Actor::Person, resolve(ResolveAction::Discard, "again", &second, true)).await;
     assert!(matches!(outcome, ResolveOutcome::Decided { .. }), "{outcome:?}");
     let mut cs = ChangeSet::new();

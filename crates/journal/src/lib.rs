@@ -38,7 +38,7 @@ pub use journal::Journal;
 pub use limits::JournalLimits;
 pub use model::{merge, Decision, Recorded};
 pub use pending::Push;
-pub use query::{export, ExportFormat, ExportRow, HistoryQuery, Outcome, Page};
+pub use query::{export, outcome_of, ExportFormat, ExportRow, Filter, HistoryQuery, Outcome, Page};
 pub use schema::{BUSY_TIMEOUT, JOURNAL_CACHE_KIB, MIGRATIONS, SCHEMA_VERSION};
 pub use undo::{UndoEntry, UndoRetention, UndoState};
 pub use writer::{JournalJob, WriteReport, Writer, RUN_JOB_WEIGHT};

@@ -483,7 +483,7 @@ fn read_changes(conn: &Connection, seq: i64) -> Option<Vec<Change>> {
 mod tests {
     use std::sync::Arc;
 
-    use resolve_engine::{ChangeKind, Persist, RenameStatus};
+    use resolve_engine::{FileChange, Persist, RenameStatus};
 
     use super::*;
 
@@ -640,7 +640,7 @@ mod tests {
         let files = p.files.as_array().unwrap();
         assert_eq!(files.len(), 4);
         assert_eq!(files[0]["path"], "src/a.ts");
-        assert_eq!(files[0]["change"], ChangeKind::Modified.as_str());
+        assert_eq!(files[0]["change"], FileChange::Modified.as_str());
         assert_eq!(files[0]["previewed_hash"].as_str().unwrap().len(), 64, "a BLAKE3 hash in hex");
         assert!(files[1].get("previewed_hash").is_none(), "a creation read nothing");
         assert_eq!(files[3]["from"], "img_1.PNG");
@@ -682,7 +682,7 @@ mod tests {
         resolve_engine::Comment {
             id: id.into(),
             path: "src/a.ts".into(),
-            side: resolve_engine::Side::New,
+            side: resolve_engine::CommentSide::New,
             start_line: line,
             end_line: line,
             quote: "ONE".into(),

@@ -6,7 +6,7 @@
 //! that could not be opened), so both read alike.
 
 use rusqlite::types::Value as SqlValue;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use resolve_engine::{HistoryEntry, ResolveAction};
 
@@ -16,56 +16,30 @@ pub use resolve_protocol::ExportFormat;
 use crate::model::merge_page;
 use crate::{Decision, Journal, JournalError, Recorded};
 
-/// What became of an action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    Applied,
-    Discarded,
-    /// An apply that failed (the action stayed), or one a killed process interrupted.
-    Failed,
-    /// An applied change set undone from the history, or an undo redone.
-    Reverted,
-}
+/// What became of an action, and a history search (one definition with the window's
+/// protocol: empty text and `None`s match everything; text is found in the label, the
+/// reason, the result text, the tool's name or the client's, ASCII case-insensitive).
+pub use resolve_protocol::{HistoryOutcome as Outcome, HistoryQuery};
 
-impl Outcome {
-    pub fn of(action: ResolveAction, is_error: bool) -> Outcome {
-        match (is_error, action) {
-            (true, _) => Outcome::Failed,
-            (false, ResolveAction::Apply) => Outcome::Applied,
-            (false, ResolveAction::Discard) => Outcome::Discarded,
-            (false, ResolveAction::Undo | ResolveAction::Redo) => Outcome::Reverted,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Applied => "applied",
-            Outcome::Discarded => "discarded",
-            Outcome::Failed => "failed",
-            Outcome::Reverted => "reverted",
-        }
+/// What became of a decision: `action`, or a failure when `is_error`.
+pub fn outcome_of(action: ResolveAction, is_error: bool) -> Outcome {
+    match (is_error, action) {
+        (true, _) => Outcome::Failed,
+        (false, ResolveAction::Apply) => Outcome::Applied,
+        (false, ResolveAction::Discard) => Outcome::Discarded,
+        (false, ResolveAction::Undo | ResolveAction::Redo) => Outcome::Reverted,
     }
 }
 
-/// A history search. Empty text and `None`s match everything.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HistoryQuery {
-    /// Found in the label, the reason, the result text, the tool's name or the client's
-    /// (case-insensitive for ASCII letters).
-    pub text: String,
-    /// Only the actions of this tool (`source_tool_name`).
-    pub tool: Option<String>,
-    pub outcome: Option<Outcome>,
-    /// Decided at or after (unix milliseconds).
-    pub from_ms: Option<i64>,
-    /// Decided before (unix milliseconds).
-    pub to_ms: Option<i64>,
-}
-
-impl HistoryQuery {
+/// A [`HistoryQuery`] run over journal rows (SQL) or a session's own entries (memory).
+pub trait Filter {
     /// Whether a session's own entry matches (the in-memory twin of the SQL filter).
-    pub fn matches(&self, h: &HistoryEntry) -> bool {
+    fn matches(&self, h: &HistoryEntry) -> bool;
+    fn sql(&self, workspace: &str) -> (String, Vec<SqlValue>);
+}
+
+impl Filter for HistoryQuery {
+    fn matches(&self, h: &HistoryEntry) -> bool {
         let at = h.at.timestamp_millis();
         let needle = self.text.trim().to_ascii_lowercase();
         let haystack = || {
@@ -80,7 +54,7 @@ impl HistoryQuery {
             .any(|s| s.to_ascii_lowercase().contains(&needle))
         };
         self.tool.as_ref().is_none_or(|t| *t == h.details.source_tool_name)
-            && self.outcome.is_none_or(|o| o == Outcome::of(h.details.action, h.is_error))
+            && self.outcome.is_none_or(|o| o == outcome_of(h.details.action, h.is_error))
             && self.from_ms.is_none_or(|f| at >= f)
             && self.to_ms.is_none_or(|t| at < t)
             && (needle.is_empty() || haystack())
@@ -234,7 +208,7 @@ impl ExportRow {
             outcome: match (h.is_error, h.details.action) {
                 (false, ResolveAction::Undo) => "undone",
                 (false, ResolveAction::Redo) => "redone",
-                (is_error, action) => Outcome::of(action, is_error).as_str(),
+                (is_error, action) => outcome_of(action, is_error).as_str(),
             },
             decided_by: crate::model::actor_name(h.actor),
             client: h.client.clone().unwrap_or_default(),

@@ -174,7 +174,7 @@ fn a_review_is_recorded_with_its_decision_and_read_back() {
         comments: vec![resolve_engine::Comment {
             id: "c1".into(),
             path: "a.ts".into(),
-            side: resolve_engine::Side::Old,
+            side: resolve_engine::CommentSide::Old,
             start_line: 2,
             end_line: 3,
             quote: "two\nthree".into(),

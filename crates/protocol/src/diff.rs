@@ -50,13 +50,26 @@ pub struct FileEntry {
     pub hidden_note: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+/// What a change does to its file, as lists show it (the engine's word too: one definition).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum FileChange {
     Modified,
     Added,
     Deleted,
     Renamed,
+}
+
+impl FileChange {
+    /// `modified`, `added`, `deleted` or `renamed` (its wire form).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileChange::Modified => "modified",
+            FileChange::Added => "added",
+            FileChange::Deleted => "deleted",
+            FileChange::Renamed => "renamed",
+        }
+    }
 }
 
 /// Returned by `get_file_diff`.
@@ -111,6 +124,7 @@ pub struct DiffLine {
     pub hidden: Vec<HiddenChar>,
 }
 
+/// What a diff line is (the engine's diff and the window's: one definition).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum DiffLineKind {

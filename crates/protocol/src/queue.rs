@@ -103,7 +103,8 @@ pub struct RoundInfo {
     pub earlier: Vec<crate::review::EarlierComment>,
 }
 
-/// What the UI shows in the centre column for an action.
+/// What kind of preview an action is, decided from what its tool gave the engine's API
+/// (never from its free-form details); what the UI shows in the centre column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum ActionKind {
@@ -115,7 +116,8 @@ pub enum ActionKind {
     Custom,
 }
 
-/// Totals shown on a queue card.
+/// Totals over a change set or an action (files touched, lines added and removed, renames),
+/// as a queue card shows them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ActionCounts {

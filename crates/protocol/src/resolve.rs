@@ -127,7 +127,8 @@ pub struct UndoInfo {
     pub note: Option<String>,
 }
 
-/// What became of an action, for the history's outcome filter.
+/// What became of an action, for the history's outcome filter (the journal's search and
+/// export use it too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum HistoryOutcome {
@@ -137,6 +138,17 @@ pub enum HistoryOutcome {
     Failed,
     /// An applied change set undone from the history, or an undo redone.
     Reverted,
+}
+
+impl HistoryOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HistoryOutcome::Applied => "applied",
+            HistoryOutcome::Discarded => "discarded",
+            HistoryOutcome::Failed => "failed",
+            HistoryOutcome::Reverted => "reverted",
+        }
+    }
 }
 
 /// A history search (`search_history`, `export_history`). Empty text and `null`s match all.

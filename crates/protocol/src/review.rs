@@ -4,14 +4,25 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-/// Which side of a file's diff a comment is on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+/// Which side of a file's diff a comment is on (the engine's, the journal's, an agent's and
+/// the window's word: `old` or `new` in every wire form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum CommentSide {
     /// The text the preview read (a removed line).
     Old,
     /// The text the action proposes (an added or unchanged line).
+    #[default]
     New,
+}
+
+impl CommentSide {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommentSide::Old => "old",
+            CommentSide::New => "new",
+        }
+    }
 }
 
 /// One comment, anchored to what it was written against.

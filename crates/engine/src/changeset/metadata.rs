@@ -7,43 +7,16 @@ use super::{Change, ContentHash};
 use crate::diff;
 use crate::hidden::{self, HiddenTally, Place};
 
-/// What a change does to its file, as lists show it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChangeKind {
-    Modified,
-    Added,
-    Deleted,
-    Renamed,
-}
-
-impl ChangeKind {
-    /// `modified`, `added`, `deleted` or `renamed`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChangeKind::Modified => "modified",
-            ChangeKind::Added => "added",
-            ChangeKind::Deleted => "deleted",
-            ChangeKind::Renamed => "renamed",
-        }
-    }
-}
-
-/// Totals over a change set (or an action): files touched, lines added and removed, renames.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct ChangeCounts {
-    pub files: u32,
-    pub added: u32,
-    pub removed: u32,
-    pub renames: u32,
-}
+/// What a change does to its file, and totals over a change set or an action (one
+/// definition with the window's protocol).
+pub use resolve_protocol::{ActionCounts, FileChange};
 
 /// Per-file numbers for lists and labels.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FileSummary {
     pub path: String,
     pub old_path: Option<String>,
-    pub change: ChangeKind,
+    pub change: FileChange,
     pub binary: bool,
     pub too_large: bool,
     pub added: u32,
@@ -68,20 +41,20 @@ pub(super) fn summarise(change: &Change) -> FileSummary {
         Change::Delete { before, .. } => (Some(before.len() as u64), None),
         Change::Rename { .. } => (None, None),
     };
-    let (path, old_path, kind, old, new): (&str, Option<&str>, ChangeKind, &[u8], &[u8]) = match change {
-        Change::Edit { path, before, after, .. } => (path, None, ChangeKind::Modified, before, after),
-        Change::Create { path, contents } => (path, None, ChangeKind::Added, b"", contents),
-        Change::Delete { path, before, .. } => (path, None, ChangeKind::Deleted, before, b""),
-        Change::Rename { from, to, .. } => (to, Some(from), ChangeKind::Renamed, b"", b""),
+    let (path, old_path, kind, old, new): (&str, Option<&str>, FileChange, &[u8], &[u8]) = match change {
+        Change::Edit { path, before, after, .. } => (path, None, FileChange::Modified, before, after),
+        Change::Create { path, contents } => (path, None, FileChange::Added, b"", contents),
+        Change::Delete { path, before, .. } => (path, None, FileChange::Deleted, before, b""),
+        Change::Rename { from, to, .. } => (to, Some(from), FileChange::Renamed, b"", b""),
     };
     let binary = diff::is_binary(old) || diff::is_binary(new);
     let too_large = old.len() > diff::MAX_DIFF_BYTES || new.len() > diff::MAX_DIFF_BYTES;
-    let (added, removed, mut hidden) = if binary || too_large || kind == ChangeKind::Renamed {
+    let (added, removed, mut hidden) = if binary || too_large || kind == FileChange::Renamed {
         (0, 0, HiddenTally::default())
     } else {
         diff::line_counts_and_hidden(&String::from_utf8_lossy(old), &String::from_utf8_lossy(new))
     };
-    if matches!(kind, ChangeKind::Added | ChangeKind::Renamed) {
+    if matches!(kind, FileChange::Added | FileChange::Renamed) {
         hidden.add_findings(&hidden::scan_line(path, Place::Elsewhere));
     }
     let no_diff = binary || too_large;

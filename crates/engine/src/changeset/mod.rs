@@ -48,7 +48,7 @@ pub use drift::{Affected, SincePreview};
 pub use intent::RECORD_NAME;
 pub use lock::LOCK_WAIT;
 use metadata::summarise;
-pub use metadata::{ChangeCounts, ChangeKind, FileSummary};
+pub use metadata::{ActionCounts, FileChange, FileSummary};
 pub use recovery::{recover, ApplyContext, Recovery, RecoveryOutcome, Refusal, RefusalReason, MAX_RECORD_BYTES};
 pub use select::{grouped, LeaveOut, LeftOutReplacements, PartialApply, Replacement, ReplacementRow, Replacements};
 
@@ -342,15 +342,15 @@ impl ChangeSet {
     }
 
     /// Files, added and removed lines, and renames (saturating at `u32::MAX`).
-    pub fn counts(&self) -> ChangeCounts {
+    pub fn counts(&self) -> ActionCounts {
         let files = self.files();
         let (added, removed) = self.line_totals();
         let to_u32 = |n: u64| n.min(u32::MAX as u64) as u32;
-        ChangeCounts {
+        ActionCounts {
             files: to_u32(files.len() as u64),
             added: to_u32(added),
             removed: to_u32(removed),
-            renames: to_u32(files.iter().filter(|f| f.change == ChangeKind::Renamed).count() as u64),
+            renames: to_u32(files.iter().filter(|f| f.change == FileChange::Renamed).count() as u64),
         }
     }
 
@@ -681,11 +681,11 @@ mod tests {
         let mut cs = ChangeSet::new();
         cs.edit("a.ts", b"a\nb\n".to_vec(), b"a\nc\nd\n".to_vec()).create("n.ts", b"x\n".to_vec());
         let files = cs.files();
-        assert_eq!(files[0].change, ChangeKind::Modified);
+        assert_eq!(files[0].change, FileChange::Modified);
         assert_eq!((files[0].added, files[0].removed), (2, 1));
-        assert_eq!(files[1].change, ChangeKind::Added);
+        assert_eq!(files[1].change, FileChange::Added);
         assert_eq!(cs.line_totals(), (3, 1));
-        assert_eq!(cs.counts(), ChangeCounts { files: 2, added: 3, removed: 1, renames: 0 });
+        assert_eq!(cs.counts(), ActionCounts { files: 2, added: 3, removed: 1, renames: 0 });
         assert_eq!(cs.diff_file("a.ts", 3).unwrap().hunks.len(), 1);
         assert!(cs.diff_file("missing", 3).is_none());
         assert!(cs.unified_diff(3).contains("+++ b/n.ts"));

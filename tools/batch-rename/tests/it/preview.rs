@@ -194,15 +194,15 @@ async fn the_engine_sees_the_change_set_and_the_typed_table() {
     let info = &fx.actions()[0];
     assert!(info.has_change_set, "the renames reach the engine as a change set");
     assert_eq!(info.kind, resolve_engine::ActionKind::Rename);
-    assert_eq!(info.counts, resolve_engine::ChangeCounts { files: 2, added: 0, removed: 0, renames: 2 });
+    assert_eq!(info.counts, resolve_engine::ActionCounts { files: 2, added: 0, removed: 0, renames: 2 });
     let action = fx.session.store().get(&info.id).unwrap();
     let cs = action.change_set.as_ref().unwrap();
     let changed: Vec<_> = cs.files().iter().map(|f| (f.old_path.clone().unwrap(), f.path.clone(), f.change)).collect();
     assert_eq!(
         changed,
         vec![
-            ("IMG_1.jpg".to_string(), "photo-1.jpg".to_string(), resolve_engine::ChangeKind::Renamed),
-            ("IMG_2.jpg".to_string(), "photo-2.jpg".to_string(), resolve_engine::ChangeKind::Renamed),
+            ("IMG_1.jpg".to_string(), "photo-1.jpg".to_string(), resolve_engine::FileChange::Renamed),
+            ("IMG_2.jpg".to_string(), "photo-2.jpg".to_string(), resolve_engine::FileChange::Renamed),
         ]
     );
     let rows = action.renames.as_deref().unwrap();

@@ -286,12 +286,14 @@ export type ActionStatus = { "kind": "pending" } | { "kind": "stale",
 files: Array<string>, message: string, } | { "kind": "failed", error: string, } | { "kind": "orphaned", message: string, };
 
 /**
- * What the UI shows in the centre column for an action.
+ * What kind of preview an action is, decided from what its tool gave the engine's API
+ * (never from its free-form details); what the UI shows in the centre column.
  */
 export type ActionKind = "changeSet" | "rename" | "custom";
 
 /**
- * Totals shown on a queue card.
+ * Totals over a change set or an action (files touched, lines added and removed, renames),
+ * as a queue card shows them.
  */
 export type ActionCounts = { files: number, added: number, removed: number, renames: number, };
 
@@ -381,6 +383,9 @@ hiddenCount?: number,
  */
 hiddenNote?: string, };
 
+/**
+ * What a change does to its file, as lists show it (the engine's word too: one definition).
+ */
 export type FileChange = "modified" | "added" | "deleted" | "renamed";
 
 /**
@@ -438,6 +443,9 @@ emphasis: Array<[number, number]>,
  */
 hidden?: Array<HiddenChar>, };
 
+/**
+ * What a diff line is (the engine's diff and the window's: one definition).
+ */
 export type DiffLineKind = "context" | "added" | "removed";
 
 /**
@@ -604,7 +612,8 @@ partialText: string | null,
 review: Review | null, };
 
 /**
- * What became of an action, for the history's outcome filter.
+ * What became of an action, for the history's outcome filter (the journal's search and
+ * export use it too).
  */
 export type HistoryOutcome = "applied" | "discarded" | "failed" | "reverted";
 
@@ -1008,7 +1017,8 @@ replacements: Array<FileReplacement>,
 note: string | null, };
 
 /**
- * Which side of a file's diff a comment is on.
+ * Which side of a file's diff a comment is on (the engine's, the journal's, an agent's and
+ * the window's word: `old` or `new` in every wire form).
  */
 export type CommentSide = "old" | "new";
 
