@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::changeset::ChangeSet;
 use crate::pending::{ActionId, ApplyFn, PendingActionStore, RejectFn, RenameRow};
-use crate::tool::CALL_SCOPE;
+use crate::tool::{CallOrigin, ToolContext};
 use crate::tool::{Tool, ToolError, ToolResult};
 use crate::workspace::Workspace;
 
@@ -170,10 +170,27 @@ impl CustomToolApi {
         Self { store: None, workspace }
     }
 
-    /// Puts the action on top of the session's stack and returns its id.
+    /// Puts the action on top of the session's stack and returns its id, with no call of
+    /// origin (a script's or a test's push, outside any tool call). A tool pushes with
+    /// [`push_from`](Self::push_from).
     pub fn push_pending_action(&self, action: CustomToolPendingAction) -> Result<ActionId, ToolError> {
+        self.push(None, None, action)
+    }
+
+    /// Puts the action a tool's call computed on top of the stack and returns its id: the
+    /// action records the call (`ActionInfo::origin`, for re-running it) and the client that
+    /// made it (`pushed_by`), and the session counts it among the call's pushes.
+    pub fn push_from(&self, ctx: &ToolContext, action: CustomToolPendingAction) -> Result<ActionId, ToolError> {
+        self.push(ctx.origin.as_ref(), ctx.client.clone(), action)
+    }
+
+    fn push(
+        &self,
+        origin: Option<&CallOrigin>,
+        client: Option<String>,
+        action: CustomToolPendingAction,
+    ) -> Result<ActionId, ToolError> {
         let store = self.store.as_ref().ok_or(ToolError::StoreUnavailable)?;
-        let scope = CALL_SCOPE.try_with(|s| s.clone()).ok();
         let source = action
             .source_tool_name
             .filter(|s| !s.trim().is_empty())
@@ -186,12 +203,12 @@ impl CustomToolApi {
             action.reject,
             action.change_set,
             action.renames,
-            scope.as_ref().map(|s| s.call.clone()),
-            scope.as_ref().and_then(|s| s.client.clone()),
+            origin.map(|o| o.call.clone()),
+            origin.and(client),
             action.recipe,
         )?;
-        if let Some(scope) = scope {
-            scope.pushed.lock().unwrap_or_else(|p| p.into_inner()).push(id.clone());
+        if let Some(origin) = origin {
+            origin.pushed.lock().unwrap_or_else(|p| p.into_inner()).push(id.clone());
         }
         Ok(id)
     }

@@ -229,6 +229,8 @@ pub struct ToolContext {
     /// How long a `resolve` that waits for the person may wait (the session's bound unless set).
     pub wait: WaitBound,
     progress: Option<ProgressSink>,
+    /// Set by the session for the call it runs (`None` for a context made by hand).
+    pub(crate) origin: Option<CallOrigin>,
 }
 
 impl ToolContext {
@@ -239,7 +241,18 @@ impl ToolContext {
             client: None,
             wait: WaitBound::SessionDefault,
             progress: None,
+            origin: None,
         }
+    }
+
+    /// This context as the one of `call`, whose pushes are collected in `pushed`.
+    pub(crate) fn with_origin(
+        mut self,
+        call: crate::vocab::ToolCall,
+        pushed: Arc<std::sync::Mutex<Vec<crate::vocab::ActionId>>>,
+    ) -> Self {
+        self.origin = Some(CallOrigin { call, pushed });
+        self
     }
 
     /// How long a `resolve` of this call may wait for the person.
@@ -335,19 +348,13 @@ pub enum WaitBound {
     For(std::time::Duration),
 }
 
-/// The tool call being executed, for the pushes it makes (a tool's `push` records the call
-/// that produced the action, and the client that made it). Only that: a decision's actor,
-/// client and undo record travel as parameters and return values.
+/// The tool call a context belongs to, for the pushes the tool makes through it
+/// ([`CustomToolApi::push_from`](crate::CustomToolApi::push_from) records the call that
+/// produced the action; the session reads back which actions the call pushed).
 #[derive(Clone)]
-pub(crate) struct CallScope {
+pub(crate) struct CallOrigin {
     pub call: crate::vocab::ToolCall,
-    pub client: Option<String>,
     pub pushed: Arc<std::sync::Mutex<Vec<crate::vocab::ActionId>>>,
-}
-
-tokio::task_local! {
-    /// The tool call being executed, so pushes can record their origin.
-    pub(crate) static CALL_SCOPE: CallScope;
 }
 
 #[cfg(test)]

@@ -305,11 +305,12 @@ impl Tool for Named {
     fn parameters(&self) -> Value {
         json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}, "required": ["n"], "additionalProperties": false})
     }
-    async fn execute(&self, _ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
+    async fn execute(&self, ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
         let n = params["n"].as_u64().unwrap_or(1);
-        self.1.push_pending_action(CustomToolPendingAction::new(format!("Named: {n}"), |_| async {
-            Ok(ToolResult::empty())
-        }))?;
+        self.1.push_from(
+            &ctx,
+            CustomToolPendingAction::new(format!("Named: {n}"), |_| async { Ok(ToolResult::empty()) }),
+        )?;
         Ok(ToolResult::text("previewed"))
     }
 }
@@ -996,10 +997,13 @@ impl Tool for Big {
     fn parameters(&self) -> Value {
         json!({"type": "object"})
     }
-    async fn execute(&self, _ctx: ToolContext, _params: Value) -> Result<ToolResult, ToolError> {
-        let id = self.0.push_pending_action(CustomToolPendingAction::new("Big: 5000 files", |_| async {
-            Ok(ToolResult::text("applied line\n".repeat(800)))
-        }))?;
+    async fn execute(&self, ctx: ToolContext, _params: Value) -> Result<ToolResult, ToolError> {
+        let id = self.0.push_from(
+            &ctx,
+            CustomToolPendingAction::new("Big: 5000 files", |_| async {
+                Ok(ToolResult::text("applied line\n".repeat(800)))
+            }),
+        )?;
         let files: Vec<Value> = (0..5000).map(|i| json!({"path": format!("src/f{i}.ts"), "replacements": 1})).collect();
         let text = format!("Big preview\n{}", "-console.log(x)\n+logger.debug(x)\n".repeat(6000));
         Ok(ToolResult::text(text).with_details(json!({"summary": {"files": 5000}, "files": files, "action_id": id})))

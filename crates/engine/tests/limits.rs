@@ -95,8 +95,8 @@ async fn a_tool_whose_push_is_refused_gets_the_error_as_its_result() {
         fn parameters(&self) -> serde_json::Value {
             json!({"type": "object"})
         }
-        async fn execute(&self, _ctx: ToolContext, _params: serde_json::Value) -> Result<ToolResult, ToolError> {
-            let id = self.0.push_pending_action(closure("pushed"))?;
+        async fn execute(&self, ctx: ToolContext, _params: serde_json::Value) -> Result<ToolResult, ToolError> {
+            let id = self.0.push_from(&ctx, closure("pushed"))?;
             Ok(ToolResult::text(format!("pushed {id}")))
         }
     }

@@ -29,10 +29,9 @@ impl Tool for Preview {
     fn parameters(&self) -> Value {
         json!({"type": "object", "properties": {"label": {"type": "string"}}, "required": ["label"]})
     }
-    async fn execute(&self, _ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
+    async fn execute(&self, ctx: ToolContext, params: Value) -> Result<ToolResult, ToolError> {
         let label = params["label"].as_str().unwrap_or("x").to_string();
-        self.0
-            .push_pending_action(CustomToolPendingAction::new(label, |_| async { Ok(ToolResult::text("written")) }))?;
+        self.0.push_from(&ctx, CustomToolPendingAction::new(label, |_| async { Ok(ToolResult::text("written")) }))?;
         Ok(ToolResult::text("previewed"))
     }
 }

@@ -262,7 +262,7 @@ impl Runner {
     /// A request or notification of the tool during `execute`.
     fn handle(&self, msg: &Incoming, ctx: &ToolContext, generation: u64) -> Result<Value, (i64, String)> {
         match msg.method.as_str() {
-            "pushPendingAction" => self.push(&msg.params, generation).map(|id| json!({"actionId": id})),
+            "pushPendingAction" => self.push(&msg.params, ctx, generation).map(|id| json!({"actionId": id})),
             "progress" => {
                 let p = &msg.params;
                 ctx.report(Progress {
@@ -279,7 +279,7 @@ impl Runner {
         }
     }
 
-    fn push(&self, params: &Value, generation: u64) -> Result<String, (i64, String)> {
+    fn push(&self, params: &Value, ctx: &ToolContext, generation: u64) -> Result<String, (i64, String)> {
         let bad = |m: String| (INVALID_PARAMS, m);
         let label = params
             .get("label")
@@ -323,14 +323,14 @@ impl Runner {
             }
             let id = self
                 .api
-                .push_pending_action(with_meta(action, source, details))
+                .push_from(ctx, with_meta(action, source, details))
                 .map_err(|e| (PUSH_FAILED, e.to_string()))?;
             let _ = id_cell.set(id.clone());
             lock(&self.live).push((id.clone(), generation));
             return Ok(id);
         };
         action = with_meta(action, source, details);
-        self.api.push_pending_action(action).map_err(|e| (PUSH_FAILED, e.to_string()))
+        self.api.push_from(ctx, action).map_err(|e| (PUSH_FAILED, e.to_string()))
     }
 }
 

@@ -30,6 +30,15 @@ async fn note_example_round(desk: &Desk) {
     let top = session.store().peek().expect("the example pushed an action");
     assert_eq!(top.label, "Batch rename: 2 files");
     assert_eq!(top.source_tool_name, "batch_rename_preview");
+    let info = session.store().info(&top.id).unwrap();
+    assert_eq!(
+        info.origin,
+        Some(resolve_engine::ToolCall {
+            tool: "batch_rename_preview".into(),
+            params: json!({"files": ["a.txt", "b.txt"]})
+        }),
+        "the action pushed over the protocol records the call that made it (for Run again)"
+    );
 
     let applied = resolve(&session, "apply", "names look right").await;
     assert!(!applied.is_error, "{}", applied.text_content());
@@ -132,8 +141,17 @@ async fn replace_text_hands_the_engine_a_change_set_that_applies_and_goes_stale(
     let session = desk.session();
     load(&desk, &session);
 
-    let out = call(&session, "replace_text_preview", json!({"find": "hello", "replace": "bye"})).await;
+    let ctx = resolve_engine::ToolContext::new("c-1").with_client("claude-code");
+    let params = json!({"find": "hello", "replace": "bye"});
+    let out = session.call_with(resolve_engine::Actor::Agent, ctx, "replace_text_preview", params.clone()).await;
     assert!(!out.is_error, "{}", out.text_content());
+    let info = session.store().info(&session.store().peek().unwrap().id).unwrap();
+    assert_eq!(info.origin, Some(resolve_engine::ToolCall { tool: "replace_text_preview".into(), params }));
+    assert_eq!(
+        info.pushed_by.as_deref(),
+        Some("claude-code"),
+        "the change set pushed over the protocol names its client"
+    );
     assert_eq!(out.text_content(), "Previewed 3 replacements in 2 files. Call resolve to apply or discard.");
     let top = session.store().top().unwrap();
     let cs = top.change_set.as_ref().expect("a change-set action");

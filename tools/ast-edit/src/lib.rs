@@ -152,7 +152,7 @@ impl Tool for AstEditTool {
         let action = CustomToolPendingAction::from_change_set(label, preview.change_set, ws, applied)
             .with_source_tool_name(TOOL_NAME)
             .with_details(action_details);
-        let id = self.api.push_pending_action(action)?;
+        let id = self.api.push_from(&ctx, action)?;
         details["action_id"] = Value::String(id);
         Ok(ToolResult::text(text).with_details(details))
     }

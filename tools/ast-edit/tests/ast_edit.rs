@@ -872,3 +872,19 @@ async fn the_tool_keeps_one_cache_per_session_and_reports_its_stats() {
         "same details"
     );
 }
+
+#[tokio::test]
+async fn the_pending_action_records_the_call_and_the_client_that_made_it() {
+    let d = tmp();
+    write(d.path(), "a.ts", "foo(1);\n");
+    let s = session(d.path());
+    let params = json!({"ops": op("foo($A)", "bar($A)")});
+    let ctx = resolve_engine::ToolContext::new("c-7").with_client("claude-code");
+    let r = s.call_traced(Actor::Agent, ctx, "ast_edit", params.clone()).await;
+    assert!(!r.result.is_error, "{}", r.result.text_content());
+    let top = s.store().peek().expect("a pending action");
+    assert_eq!(r.pushed, vec![top.id.clone()], "the call's record names the action it pushed");
+    let info = s.store().info(&top.id).unwrap();
+    assert_eq!(info.origin, Some(resolve_engine::ToolCall { tool: "ast_edit".into(), params }), "for Run again");
+    assert_eq!(info.pushed_by.as_deref(), Some("claude-code"));
+}

@@ -213,7 +213,7 @@ impl Tool for BatchRenamePreview {
         .with_discard_text(format!("Discarded batch rename of {}.", plural(count, "file", "files")))
         .with_details(details.clone())
         .with_source_tool_name(TOOL_NAME);
-        let id = self.api.push_pending_action(action)?;
+        let id = self.api.push_from(&ctx, action)?;
 
         text.push_str(&format!(
             "\nNothing has been renamed yet: apply the pending action \"{}\" to rename, or discard it.",

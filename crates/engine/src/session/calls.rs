@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::decide::Caller;
 use crate::pending::{ActionId, ActionStatus, Proposal};
 use crate::resolve::{Resolve, ResolveDetails, RESOLVE_TOOL_NAME};
-use crate::tool::{CallScope, ErrorCode, ToolContext, ToolError, ToolResult, CALL_SCOPE};
+use crate::tool::{ErrorCode, ToolContext, ToolError, ToolResult};
 use crate::vocab::{Actor, ResolvePolicy, ToolCall};
 
 use super::{Session, TranscriptEntry, PREVIEW_REMINDER, SET_POLICY_TOOL_NAME};
@@ -144,9 +144,8 @@ impl Session {
                 ))
             }
             Ok(Some(t)) => {
-                let scope = CallScope { call: call.clone(), client: ctx.client.clone(), pushed: pushed.clone() };
-                let mut done = Finished::new(&ctx, actor, call, ToolResult::empty());
-                done.result = match CALL_SCOPE.scope(scope, t.execute(ctx, params)).await {
+                let mut done = Finished::new(&ctx, actor, call.clone(), ToolResult::empty());
+                done.result = match t.execute(ctx.with_origin(call, pushed.clone()), params).await {
                     Ok(r) => r,
                     Err(err) => ToolResult::from_error(&err),
                 };

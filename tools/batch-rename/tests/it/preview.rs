@@ -277,3 +277,17 @@ async fn reject_reports_the_reason_byte_for_byte() {
     let r = fx.discard(reason).await;
     assert_eq!(r.text_content(), format!("Discarded batch rename of 1 file. Reason: {reason}"));
 }
+
+#[tokio::test]
+async fn the_pending_action_records_the_call_and_the_client_that_made_it() {
+    let f = fixture(&[("IMG_1.jpg", "a")]);
+    let params = json!({"files": ["IMG_1.jpg"], "find": "IMG_", "replace": "photo-"});
+    let ctx = resolve_engine::ToolContext::new("c-3").with_client("claude-code");
+    let r = f.session.call_traced(resolve_engine::Actor::Agent, ctx, TOOL, params.clone()).await;
+    assert!(!r.result.is_error, "{}", r.result.text_content());
+    let top = f.session.store().peek().expect("a pending action");
+    assert_eq!(r.pushed, vec![top.id.clone()], "the call's record names the action it pushed");
+    let info = f.session.store().info(&top.id).unwrap();
+    assert_eq!(info.origin, Some(resolve_engine::ToolCall { tool: TOOL.into(), params }), "for Run again");
+    assert_eq!(info.pushed_by.as_deref(), Some("claude-code"));
+}
