@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use resolve_desk_core::{Desk, DeskOptions, Note};
 use resolve_engine::{Actor, Recovery, ResolvePolicy, Session};
-use resolve_journal::{Journal, Writer};
+use resolve_journal::Writer;
 use resolve_protocol::{FolderInfo, FolderList, IpcError, IpcErrorCode, SessionInfo};
 use tauri::async_runtime::JoinHandle;
 use tokio::sync::RwLock;
@@ -143,7 +143,7 @@ impl AppState {
         let recents = Recents::new(data_dir.clone());
         let open_list = args.joins().then(|| OpenFolders::new(&data_dir));
         let notices = Arc::new(Notices::default());
-        let journal = open_journal(&data_dir.join("journal.sqlite3"), &notices);
+        let journal = open_journal(&data_dir, &notices);
         crate::startup::mark("journal_opened");
         let config_dir = args
             .config_dir
@@ -551,18 +551,10 @@ fn session_info(c: &Current) -> SessionInfo {
     }
 }
 
-/// Opens the decision journal at `path` and its writer thread. A journal that cannot be
-/// opened, or a write that fails, becomes a banner that stays while the journal is broken (a
-/// later successful write removes it).
-pub fn open_journal(path: &Path, notices: &Arc<Notices>) -> Option<Arc<Writer>> {
-    let journal = match Journal::open(path) {
-        Ok(j) => Arc::new(j),
-        Err(e) => {
-            eprintln!("resolve-desk: {e}; decisions of this session will not be kept after it closes");
-            notices.show(notices::journal_unopenable(path, &e));
-            return None;
-        }
-    };
+/// Opens the decision journal of the data folder `data_dir` and its writer thread. A journal
+/// that cannot be opened, or a write that fails, becomes a banner that stays while the
+/// journal is broken (a later successful write removes it).
+pub fn open_journal(data_dir: &Path, notices: &Arc<Notices>) -> Option<Arc<Writer>> {
     let n = notices.clone();
     let report = Box::new(move |path: &Path, result: Result<(), &resolve_journal::JournalError>| match result {
         Ok(()) => n.remove(notices::JOURNAL),
@@ -571,11 +563,12 @@ pub fn open_journal(path: &Path, notices: &Arc<Notices>) -> Option<Arc<Writer>> 
             n.show(notices::journal_write_failed(path, e));
         }
     });
-    match Writer::spawn(journal, report) {
-        Ok(w) => Some(Arc::new(w)),
+    match resolve_desk_core::journal::open_writer(data_dir, report) {
+        Ok(w) => Some(w),
         Err(e) => {
+            let path = data_dir.join(resolve_desk_core::journal::JOURNAL_FILE);
             eprintln!("resolve-desk: {e}; decisions of this session will not be kept after it closes");
-            notices.show(notices::journal_unopenable(path, &e));
+            notices.show(notices::journal_unopenable(&path, &e));
             None
         }
     }

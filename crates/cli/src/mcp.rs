@@ -180,17 +180,13 @@ async fn open(
 
 /// The journal `DIR/journal.sqlite3` (the window's `--data-dir` layout) and its writer.
 fn open_journal(data_dir: &Path, prog: &str) -> Result<Arc<resolve_journal::Writer>, String> {
-    let path = data_dir.join("journal.sqlite3");
-    std::fs::create_dir_all(data_dir)
-        .map_err(|e| format!("cannot create the data folder {}: {e}", data_dir.display()))?;
-    let journal = resolve_journal::Journal::open(&path).map_err(|e| e.to_string())?;
     let prog = prog.to_string();
     let report = Box::new(move |path: &Path, result: Result<(), &resolve_journal::JournalError>| {
         if let Err(e) = result {
             eprintln!("{prog}: could not write to the journal {}: {e}", path.display());
         }
     });
-    resolve_journal::Writer::spawn(Arc::new(journal), report).map(Arc::new).map_err(|e| e.to_string())
+    resolve_desk_core::journal::open_writer(data_dir, report).map_err(|e| e.to_string())
 }
 
 /// How long `rdesk mcp` waits for a desk it started to open its socket.

@@ -1,10 +1,22 @@
 //! The journal's part in an open desk: pending actions put back from an earlier session, and
 //! from then on every push mirrored and every decision (with its undo data) recorded.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use resolve_engine::{HistoryEntry, Recovery, RestoreReport, Session};
-use resolve_journal::{Decision, Writer};
+use resolve_journal::{Decision, Journal, JournalError, WriteReport, Writer};
+
+/// The journal's file in a data folder (the window's `--data-dir`, `rdesk mcp --data-dir`).
+pub const JOURNAL_FILE: &str = "journal.sqlite3";
+
+/// Opens the journal of the data folder `data_dir` (made if missing) and starts its writer
+/// thread; `report` is called on that thread after each write (the window shows a failed one
+/// as a banner, `rdesk` on stderr).
+pub fn open_writer(data_dir: &Path, report: WriteReport) -> Result<Arc<Writer>, JournalError> {
+    let journal = Journal::open(&data_dir.join(JOURNAL_FILE))?;
+    Writer::spawn(Arc::new(journal), report).map(Arc::new)
+}
 
 /// Puts back the pending actions the journal keeps for the session's workspace, in order,
 /// re-checked against the disk; nothing is applied. SQLite blocks: run off the async workers,
