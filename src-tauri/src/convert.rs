@@ -12,11 +12,7 @@ pub fn rename_row(r: &engine::RenameRow) -> wire::RenameRow {
     wire::RenameRow {
         from: r.from.clone(),
         to: r.to.clone(),
-        status: match r.status {
-            engine::RenameStatus::Rename => wire::RenameStatus::Rename,
-            engine::RenameStatus::Unchanged => wire::RenameStatus::Unchanged,
-            engine::RenameStatus::DirectorySkipped => wire::RenameStatus::DirectorySkipped,
-        },
+        status: r.status,
         from_hidden: name_hidden(&r.from),
         to_hidden: name_hidden(&r.to),
     }
@@ -414,16 +410,7 @@ pub fn agent_event(e: resolve_agent::AgentEvent) -> wire::AgentEvent {
             }
         }
         A::Error { code, message } => wire::AgentEvent::Error { code: agent_error_code(&code), message },
-        A::TurnDone { outcome, steps, .. } => wire::AgentEvent::TurnDone {
-            outcome: match outcome {
-                resolve_agent::TurnOutcome::Answered => wire::TurnOutcome::Answered,
-                resolve_agent::TurnOutcome::WaitingForPerson => wire::TurnOutcome::WaitingForPerson,
-                resolve_agent::TurnOutcome::Cancelled => wire::TurnOutcome::Cancelled,
-                resolve_agent::TurnOutcome::MaxSteps => wire::TurnOutcome::MaxSteps,
-                resolve_agent::TurnOutcome::Failed => wire::TurnOutcome::Failed,
-            },
-            steps: step(steps),
-        },
+        A::TurnDone { outcome, steps, .. } => wire::AgentEvent::TurnDone { outcome, steps: step(steps) },
     }
 }
 

@@ -17,21 +17,8 @@ pub struct ToolCallInfo {
     pub arguments: String,
 }
 
-/// How a turn ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TurnOutcome {
-    /// The model answered without tool calls.
-    Answered,
-    /// The model called `resolve` under the `human` policy and the loop was told not to wait
-    /// ([`crate::AgentLoop::stop_when_waiting`]); the action is still pending, nothing applied.
-    WaitingForPerson,
-    Cancelled,
-    /// The step limit was reached.
-    MaxSteps,
-    /// A provider, replay or other error ended the turn (an `error` event came before).
-    Failed,
-}
+/// How a turn ended (one definition with the window's; `snake_case` in events).
+pub use resolve_protocol::TurnOutcome;
 
 /// An event of a turn. `step` counts model requests in the turn, from 1.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -94,5 +81,10 @@ pub enum AgentEvent {
     /// `connection_refused`, `idle_timeout`, `malformed_response`, `max_steps`).
     Error { code: String, message: String },
     /// Always the last event of a turn.
-    TurnDone { outcome: TurnOutcome, steps: usize, pending: Vec<PendingSummary> },
+    TurnDone {
+        #[serde(with = "resolve_protocol::snake")]
+        outcome: TurnOutcome,
+        steps: usize,
+        pending: Vec<PendingSummary>,
+    },
 }

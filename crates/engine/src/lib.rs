@@ -81,6 +81,8 @@ pub use pending::{
 };
 pub use registry::{RegistryError, ToolRegistry, ToolSpec};
 pub use resolve::{label_parts, render_resolve_header, ResolveAction, ResolveDetails, RESOLVE_TOOL_NAME};
+/// The `snake_case` form of a shared word, for what agents read (`#[serde(with = ...)]`).
+pub use resolve_protocol::snake;
 pub use review::{Comment, CommentDraft, CommentError, CommentSide, Review, ReviewRequest};
 pub use rounds::{EarlierComment, ReviewState};
 pub use session::lean;

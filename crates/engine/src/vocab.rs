@@ -5,10 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Who made a call, where a pending action stands and what kind of preview it is (a rename
-/// table, a change set, or a custom tool's label and details): the ground-floor words the window's
-/// protocol shares (one definition, `resolve_protocol`).
-pub use resolve_protocol::{ActionKind, ActionStatus, Actor};
+/// Who made a call, where a pending action stands, what kind of preview it is (a rename
+/// table, a change set, or a custom tool's label and details) and what happens to an entry a
+/// rename selected: the ground-floor words the window's protocol shares (one definition,
+/// `resolve_protocol`).
+pub use resolve_protocol::{ActionKind, ActionStatus, Actor, RenameStatus};
 use serde_json::Value;
 
 /// A tool call as made: name and parameters.
@@ -90,22 +91,12 @@ pub struct Proposal {
     pub waiting: bool,
 }
 
-/// What happens to one entry a rename preview selected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RenameStatus {
-    /// Renamed on apply.
-    Rename,
-    /// Selected, but its name would not change.
-    Unchanged,
-    /// A folder matched; folders are not renamed.
-    DirectorySkipped,
-}
-
 /// One row of a rename preview's old → new table (`to` equals `from` unless renamed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RenameRow {
     pub from: String,
     pub to: String,
+    /// `rename`, `unchanged` or `directory_skipped` here (the journal keeps rows so).
+    #[serde(with = "resolve_protocol::snake")]
     pub status: RenameStatus,
 }

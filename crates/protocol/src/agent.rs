@@ -126,6 +126,25 @@ pub enum TurnOutcome {
     Failed,
 }
 
+impl crate::snake::SnakeCase for TurnOutcome {
+    const ALL: &'static [Self] = &[
+        TurnOutcome::Answered,
+        TurnOutcome::WaitingForPerson,
+        TurnOutcome::Cancelled,
+        TurnOutcome::MaxSteps,
+        TurnOutcome::Failed,
+    ];
+    fn snake(self) -> &'static str {
+        match self {
+            TurnOutcome::Answered => "answered",
+            TurnOutcome::WaitingForPerson => "waiting_for_person",
+            TurnOutcome::Cancelled => "cancelled",
+            TurnOutcome::MaxSteps => "max_steps",
+            TurnOutcome::Failed => "failed",
+        }
+    }
+}
+
 /// Why a turn failed, for the UI to branch on (e.g. to offer the settings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

@@ -178,3 +178,14 @@ pub enum RenameStatus {
     /// Directories are not renamed.
     DirectorySkipped,
 }
+
+impl crate::snake::SnakeCase for RenameStatus {
+    const ALL: &'static [Self] = &[RenameStatus::Rename, RenameStatus::Unchanged, RenameStatus::DirectorySkipped];
+    fn snake(self) -> &'static str {
+        match self {
+            RenameStatus::Rename => "rename",
+            RenameStatus::Unchanged => "unchanged",
+            RenameStatus::DirectorySkipped => "directory_skipped",
+        }
+    }
+}

@@ -51,6 +51,7 @@
 //! - [`stale`] — live staleness: a stale file's diff since the preview;
 //! - [`partial`] — partial apply: what an Apply leaves out, an `ast_edit` file's replacements;
 //! - [`review`] — line comments on a pending action and the review sent with a decision;
+//! - [`snake`] — the `snake_case` form of a shared word, for agents and the journal;
 //! - [`typescript`] — the generated TypeScript text.
 
 pub mod agent;
@@ -64,6 +65,7 @@ pub mod queue;
 pub mod resolve;
 pub mod review;
 pub mod session;
+pub mod snake;
 pub mod stale;
 pub mod tool;
 pub mod typescript;

@@ -92,6 +92,8 @@ pub use resolve_engine::RenameStatus as Status;
 pub struct Row {
     pub from: String,
     pub to: String,
+    /// `rename`, `unchanged` or `directory_skipped` in the agent's result.
+    #[serde(with = "resolve_engine::snake")]
     pub status: Status,
     #[serde(skip)]
     renamed: Option<(EntryKind, ContentHash)>,
