@@ -33,6 +33,7 @@ pub mod convert;
 pub mod demo;
 pub mod events;
 pub mod fit;
+pub mod folder;
 pub mod history;
 pub mod join;
 pub mod leave;
@@ -42,6 +43,7 @@ pub mod notices;
 pub mod nudge;
 pub mod renderer;
 pub mod runs;
+pub mod saved;
 pub mod startup;
 pub mod state;
 pub mod tray;
@@ -139,7 +141,7 @@ pub fn run() {
     // One desk per user and data folder: a desk already running opens the folder beside its
     // others, and this process is done.
     let control =
-        args.joins().then(|| join::control_path(&args.data_dir.clone().unwrap_or_else(state::default_data_dir)));
+        args.joins().then(|| join::control_path(&args.data_dir.clone().unwrap_or_else(saved::default_data_dir)));
     if let Some(path) = &control {
         join_running_desk(path, &args);
     }

@@ -369,8 +369,8 @@ fn a_recovered_apply_is_in_the_history_as_failed_interrupted_and_a_dismissible_b
     let r = recovery("AST Edit: 3 replacements in 3 files");
     {
         let state = app._app.state::<AppState>();
-        resolve_desk::state::report_recovery(Some(&r), &root, state.journal().map(|w| &**w), state.notices());
-        resolve_desk::state::report_recovery(None, &root, state.journal().map(|w| &**w), state.notices());
+        resolve_desk::folder::report_recovery(Some(&r), &root, state.journal().map(|w| &**w), state.notices());
+        resolve_desk::folder::report_recovery(None, &root, state.journal().map(|w| &**w), state.notices());
     }
     let history = invoke(&app, "list_history", json!({})).unwrap();
     let entries = history.as_array().unwrap();
