@@ -60,7 +60,7 @@ impl Recents {
     }
 
     fn read(&self) -> Vec<String> {
-        std::fs::read(&self.file).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+        read_list(&self.file)
     }
 
     pub fn add(&self, root: &Path) {
@@ -70,16 +70,7 @@ impl Recents {
         list.retain(|p| p != &entry);
         list.insert(0, entry);
         list.truncate(MAX_RECENTS);
-        if let Some(dir) = self.file.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        let tmp = self.file.with_extension("json.tmp");
-        let ok = serde_json::to_vec_pretty(&list)
-            .ok()
-            .map(|bytes| std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, &self.file)).is_ok());
-        if ok != Some(true) {
-            eprintln!("resolve-desk: could not save recent workspaces to {}", self.file.display());
-        }
+        write_list(&self.file, &list, "recent workspaces");
     }
 }
 
@@ -96,21 +87,32 @@ impl OpenFolders {
     }
 
     pub fn read(&self) -> Vec<PathBuf> {
-        std::fs::read(&self.file).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+        read_list(&self.file)
     }
 
     pub fn write<'a>(&self, roots: impl Iterator<Item = &'a Path>) {
         let list: Vec<&Path> = roots.collect();
-        if let Some(dir) = self.file.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        let tmp = self.file.with_extension("json.tmp");
-        let ok = serde_json::to_vec_pretty(&list)
-            .ok()
-            .map(|bytes| std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, &self.file)).is_ok());
-        if ok != Some(true) {
-            eprintln!("resolve-desk: could not save the open folders to {}", self.file.display());
-        }
+        write_list(&self.file, &list, "the open folders");
+    }
+}
+
+/// A JSON list kept in `file`; missing or unreadable is empty.
+fn read_list<T: serde::de::DeserializeOwned>(file: &Path) -> Vec<T> {
+    std::fs::read(file).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+}
+
+/// Writes `list` to `file` through a temporary file renamed over it (the old list or the
+/// new, never half of one); a failure is said on stderr, naming `what` and the file.
+fn write_list<T: serde::Serialize>(file: &Path, list: &[T], what: &str) {
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let tmp = file.with_extension("json.tmp");
+    let ok = serde_json::to_vec_pretty(list)
+        .ok()
+        .map(|bytes| std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, file)).is_ok());
+    if ok != Some(true) {
+        eprintln!("resolve-desk: could not save {what} to {}", file.display());
     }
 }
 
