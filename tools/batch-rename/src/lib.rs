@@ -34,7 +34,8 @@
 //!    can be checked now (here: every new name is valid, no two files collide, no existing
 //!    file is overwritten) and refuses with a [`ToolError`](resolve_engine::ToolError) naming the value — nothing is
 //!    queued then. See [`plan`] and [`select`].
-//! 4. **A pending action.** On success it calls [`CustomToolApi::push_pending_action`] with a
+//! 4. **A pending action.** On success it calls [`CustomToolApi::push_from`] with its call's
+//!    [`ToolContext`](resolve_engine::ToolContext) (the action records the call and client) and a
 //!    [`CustomToolPendingAction`](resolve_engine::CustomToolPendingAction): a `label` (shown in the queue), `apply(reason)` (makes the
 //!    change; here the engine's [`ChangeSet`](resolve_engine::ChangeSet), pinned to the content hash of every file the
 //!    preview read, so a stale preview is refused and a failure midway is rolled back),
