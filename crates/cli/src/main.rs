@@ -131,6 +131,11 @@ names the line number and the problem) or the workspace cannot be opened; 1 on a
 error. Nothing is ever applied implicitly: actions still pending at the end are dropped
 unapplied.
 
+A run is a fresh session of its own: it keeps no journal, so it neither restores the actions
+the window keeps pending for the workspace nor keeps its own for later (a script is replayed
+whole, and nobody is at a window to review what it leaves). To review later, push through
+the window: `resolve-desk DIR`, or `rdesk mcp -w DIR` for an agent.
+
 Example:
   printf '%s\\n' '{\"tool\":\"resolve\",\"params\":{\"action\":\"apply\",\"reason\":\"ok\"}}' \\
     | rdesk run - --workspace .
