@@ -150,3 +150,73 @@ async fn comments_survive_a_restart_with_their_action_and_the_review_stays_in_th
     assert!(csv.contains("true,\"a.ts:3: \"\"info(2);\"\" — not this one\""), "{csv}");
     place.close(desk);
 }
+
+#[tokio::test]
+async fn an_agents_answer_to_request_changes_after_a_restart_is_still_the_next_round_with_the_comments() {
+    let place = Place::new();
+    write(place.ws.path(), "a.ts", "log(1);\nkeep();\nlog(2);\n");
+    let desk = place.open().await;
+    let s = desk.session().clone();
+    let agent = || resolve_engine::ToolContext::new("call").with_client("claude-code");
+    let r = s
+        .call_with(
+            Actor::Agent,
+            agent(),
+            "ast_edit",
+            json!({"ops": [{"pat": "log($A)", "out": "info($A)"}], "lang": "ts"}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text_content());
+    let first = s.store().peek().unwrap();
+    s.add_comment(&first.id, &draft("a.ts", 3, "warn here, not info")).unwrap();
+    let outcome = s
+        .resolve(
+            Actor::Person,
+            Resolve {
+                choice: ResolveAction::Discard,
+                reason: "see the comment".into(),
+                expected_id: Some(first.id.clone()),
+                leave_out: None,
+                review: Some(ReviewRequest { request_changes: true, comments: Vec::new() }),
+                edits: Vec::new(),
+            },
+        )
+        .await;
+    assert!(matches!(outcome, ResolveOutcome::Decided { .. }), "{outcome:?}");
+    // The desk closes before the agent answers.
+    place.close(desk);
+
+    let desk = place.open().await;
+    let s = desk.session().clone();
+    assert!(s.store().is_empty(), "the discarded preview is not pending again");
+    let r = s
+        .call_with(
+            Actor::Agent,
+            agent(),
+            "ast_edit",
+            json!({"ops": [{"pat": "log(2)", "out": "warn(2)"}, {"pat": "log(1)", "out": "info(1)"}], "lang": "ts"}),
+        )
+        .await;
+    assert!(!r.is_error, "{}", r.text_content());
+    let second = s.store().peek().unwrap();
+    let round = second.round.expect("the answer is still the next round of the review");
+    assert_eq!(round.number, 2);
+    assert_eq!(round.previous_id, first.id);
+    assert_eq!(round.first_label, first.label);
+    assert_eq!(round.earlier.len(), 1, "the person's comment comes with it");
+    let earlier = &round.earlier[0];
+    assert_eq!(earlier.comment.text, "warn here, not info");
+    assert_eq!(earlier.now_lines, Some((3, 3)), "beside the line it was written on");
+    assert!(earlier.changed, "a line the agent changed since round 1");
+    let since = s.store().round_diff(&second.id, "a.ts", 3).expect("the diff since round 1");
+    assert!(since.hunks.iter().flat_map(|h| &h.lines).any(|l| l.text == "warn(2);"), "{since:?}");
+    place.close(desk);
+
+    // Answered: the previous proposal is no longer kept; the round stays with its action.
+    let root = fs::canonicalize(place.ws.path()).unwrap().display().to_string();
+    let journal = Journal::open(&place.data.path().join("journal.sqlite3")).unwrap();
+    assert!(journal.rounds(&root).unwrap().is_empty(), "the prior round was forgotten once answered");
+    let desk = place.open().await;
+    let back = desk.session().store().peek().expect("round 2 is pending after another restart");
+    assert_eq!(back.round.map(|r| r.number), Some(2));
+}

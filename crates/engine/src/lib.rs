@@ -84,7 +84,7 @@ pub use resolve::{label_parts, render_resolve_header, ResolveAction, ResolveDeta
 /// The `snake_case` form of a shared word, for what agents read (`#[serde(with = ...)]`).
 pub use resolve_protocol::snake;
 pub use review::{Comment, CommentDraft, CommentError, CommentSide, Review, ReviewRequest};
-pub use rounds::{EarlierComment, ReviewState};
+pub use rounds::{EarlierComment, ReviewState, StoredRound};
 pub use session::lean;
 pub use session::{
     Actor, CallRecord, HistoryEntry, Observer, Resolve, ResolveOutcome, ResolvePolicy, RestoreReport, Session,

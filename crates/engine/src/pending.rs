@@ -371,6 +371,10 @@ impl PendingActionStore {
             let mut stored = action.to_stored();
             stored.review = review.clone();
             persist(crate::stored::Persist::Save(stored));
+            if let Some(prior) = &prior {
+                // This push is the next round: the previous proposal is no longer kept for it.
+                persist(crate::stored::Persist::RoundTaken { id: prior.id.clone() });
+            }
         }
         let mut entry = Entry::new(action, ActionStatus::Pending);
         entry.review = review;
@@ -608,7 +612,29 @@ impl PendingActionStore {
             viewed: entry.review.viewed.clone(),
         };
         let agent = entry.action.pushed_by.clone().unwrap_or_default();
+        if let Some(persist) = &inner.persist {
+            persist(crate::stored::Persist::Round { id: id.to_string(), round: prior.stored(&agent) });
+        }
+        if let Some(replaced) = inner.rounds.insert(agent, prior) {
+            if let Some(persist) = &inner.persist {
+                persist(crate::stored::Persist::RoundTaken { id: replaced.id });
+            }
+        }
+    }
+
+    /// Puts back a prior round an earlier session kept (`Session::restore_rounds`), unless
+    /// its agent has a newer one already. Not saved again (it is stored).
+    pub(crate) fn restore_round(&self, prior: crate::rounds::PriorRound, agent: String) -> bool {
+        let mut inner = self.lock();
+        // Its id stays taken (its rows are kept under it) even when it is not put back.
+        if let Some(n) = prior.id.strip_prefix(self.id_prefix.as_str()).and_then(|n| n.parse::<u64>().ok()) {
+            inner.next_id = inner.next_id.max(n.saturating_add(1));
+        }
+        if inner.rounds.contains_key(&agent) {
+            return false;
+        }
         inner.rounds.insert(agent, prior);
+        true
     }
 
     /// What changed in `path` since the previous round of the review: the diff from the text

@@ -82,7 +82,8 @@ impl ReviewState {
     }
 }
 
-/// A preview discarded with "Request changes", kept until its agent pushes the next round.
+/// A preview discarded with "Request changes", kept until its agent pushes the next round
+/// (and, through the persistence hook, across a restart: [`StoredRound`]).
 #[derive(Debug, Clone)]
 pub(crate) struct PriorRound {
     pub number: u32,
@@ -94,6 +95,46 @@ pub(crate) struct PriorRound {
     /// round's lines (anchored to them).
     pub comments: Vec<(u32, Comment)>,
     pub viewed: BTreeMap<String, String>,
+}
+
+/// A prior round as data, kept beside the discarded preview's stored action (whose changes
+/// are the previous proposal) until its agent pushes the next round: so a restart between a
+/// Request changes and the agent's answer still makes that answer round N+1 with the
+/// person's comments beside their lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredRound {
+    /// The agent (client) whose next preview is the next round.
+    pub agent: String,
+    /// The round the discarded preview was.
+    pub number: u32,
+    pub first_label: String,
+    /// The comments the next round shows, each with the round it was written in.
+    pub comments: Vec<(u32, Comment)>,
+    /// The files marked viewed (path → hash of the proposal they were viewed at).
+    pub viewed: BTreeMap<String, String>,
+}
+
+impl PriorRound {
+    pub(crate) fn stored(&self, agent: &str) -> StoredRound {
+        StoredRound {
+            agent: agent.to_string(),
+            number: self.number,
+            first_label: self.first_label.clone(),
+            comments: self.comments.clone(),
+            viewed: self.viewed.clone(),
+        }
+    }
+
+    pub(crate) fn from_stored(id: String, change_set: Option<std::sync::Arc<ChangeSet>>, s: StoredRound) -> Self {
+        PriorRound {
+            number: s.number,
+            first_label: s.first_label,
+            id,
+            change_set,
+            comments: s.comments,
+            viewed: s.viewed,
+        }
+    }
 }
 
 /// The hash of the bytes each edited or created file of `cs` would have (by path).

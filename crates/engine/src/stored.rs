@@ -135,6 +135,11 @@ pub enum Persist {
     Comments { id: ActionId, comments: Vec<crate::review::Comment> },
     /// Its viewed marks changed: keep this review state instead of the one kept.
     Review { id: ActionId, state: crate::rounds::ReviewState },
+    /// Discarded with "Request changes": keep it (its changes are the previous proposal)
+    /// as the prior round of `round.agent`'s review; the `Remove` that follows leaves it.
+    Round { id: ActionId, round: crate::rounds::StoredRound },
+    /// Its agent pushed the next round (or a newer Request changes replaced it): forget it.
+    RoundTaken { id: ActionId },
 }
 
 /// The store's persistence hook (see [`crate::PendingActionStore::set_persistence`]).

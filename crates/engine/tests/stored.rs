@@ -60,7 +60,11 @@ fn saved(seen: &Mutex<Vec<Persist>>) -> Vec<StoredAction> {
         .iter()
         .filter_map(|p| match p {
             Persist::Save(a) => Some(a.clone()),
-            Persist::Remove { .. } | Persist::Comments { .. } | Persist::Review { .. } => None,
+            Persist::Remove { .. }
+            | Persist::Comments { .. }
+            | Persist::Review { .. }
+            | Persist::Round { .. }
+            | Persist::RoundTaken { .. } => None,
         })
         .collect()
 }
@@ -201,6 +205,8 @@ async fn the_persistence_hook_sees_pushes_and_decisions_but_not_clear() {
             Persist::Remove { id } => format!("remove {id}"),
             Persist::Comments { id, .. } => format!("comments {id}"),
             Persist::Review { id, .. } => format!("review {id}"),
+            Persist::Round { id, .. } => format!("round {id}"),
+            Persist::RoundTaken { id } => format!("round taken {id}"),
         })
         .collect();
     assert_eq!(
@@ -232,4 +238,88 @@ async fn a_stored_edit_whose_bytes_do_not_match_its_hash_comes_back_orphaned() {
     let bottom = s.store().list().pop().unwrap();
     assert_eq!(bottom.status.as_str(), "orphaned", "damaged bytes are never applied, but the action is kept");
     assert_eq!(bottom.label, "Edit: a.txt");
+}
+
+/// Pushes an edit of `a.txt` from its call (so the action records its client).
+struct EditTool(CustomToolApi);
+
+#[async_trait::async_trait]
+impl Tool for EditTool {
+    fn name(&self) -> &str {
+        "edit"
+    }
+    fn label(&self) -> &str {
+        "Edit"
+    }
+    fn description(&self) -> &str {
+        "edits a.txt"
+    }
+    fn parameters(&self) -> serde_json::Value {
+        json!({"type": "object"})
+    }
+    async fn execute(&self, ctx: ToolContext, _params: serde_json::Value) -> Result<ToolResult, ToolError> {
+        let ws = self.0.workspace()?;
+        let mut cs = ChangeSet::new();
+        cs.edit("a.txt", b"one\n".to_vec(), b"ONE\n".to_vec());
+        let id = self.0.push_from(&ctx, CustomToolPendingAction::from_change_set("Edit: a.txt", cs, ws, "Wrote."))?;
+        Ok(ToolResult::text(id))
+    }
+}
+
+#[tokio::test]
+async fn the_hook_keeps_a_prior_round_until_its_agent_answers_or_a_newer_one_replaces_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    let s = open(dir.path(), "pa-");
+    s.load(|api| vec![Arc::new(EditTool(api.clone())) as Arc<dyn Tool>]).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    s.store().set_persistence(Box::new(move |p| sink.lock().unwrap().push(p)));
+    let edit = || s.call_with(Actor::Agent, ToolContext::new("c").with_client("claude-code"), "edit", json!({}));
+    let request_changes = |id: &str| {
+        s.resolve(
+            Actor::Person,
+            Resolve {
+                choice: ResolveAction::Discard,
+                reason: "not yet".into(),
+                expected_id: Some(id.to_string()),
+                leave_out: None,
+                review: Some(ReviewRequest { request_changes: true, comments: Vec::new() }),
+                edits: Vec::new(),
+            },
+        )
+    };
+    edit().await;
+    edit().await;
+    assert!(matches!(request_changes("pa-2").await, ResolveOutcome::Decided { .. }));
+    assert!(matches!(request_changes("pa-1").await, ResolveOutcome::Decided { .. }));
+    edit().await;
+    let kinds: Vec<String> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|p| match p {
+            Persist::Save(a) => Some(format!("save {}", a.id)),
+            Persist::Remove { id } => Some(format!("remove {id}")),
+            Persist::Round { id, round } => Some(format!("round {id} of {} (round {})", round.agent, round.number)),
+            Persist::RoundTaken { id } => Some(format!("round taken {id}")),
+            Persist::Comments { .. } | Persist::Review { .. } => None,
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            "save pa-1",
+            "save pa-2",
+            "round pa-2 of claude-code (round 1)",
+            "remove pa-2",
+            "round pa-1 of claude-code (round 1)",
+            "round taken pa-2",
+            "remove pa-1",
+            "save pa-3",
+            "round taken pa-1",
+        ],
+        "kept until answered; a newer Request changes of the same agent replaces the older"
+    );
+    assert_eq!(s.store().peek().unwrap().round.map(|r| (r.number, r.previous_id)), Some((2, "pa-1".to_string())));
 }

@@ -212,14 +212,15 @@ impl Journal {
         Ok(())
     }
 
-    /// Forgets the pending action `action_id` of `workspace` (decided or popped). Forgetting
-    /// one that is not kept is not an error.
+    /// Forgets the pending action `action_id` of `workspace` (decided or popped), unless it
+    /// was just kept as a prior round ([`keep_round`](Self::keep_round)). Forgetting one that
+    /// is not kept is not an error.
     pub fn remove_pending(&self, workspace: &str, action_id: &str) -> Result<(), JournalError> {
         let mut conn = self.lock();
         let tx = conn.transaction()?;
         let seq: Option<i64> = tx
             .query_row(
-                "SELECT seq FROM pending_actions WHERE workspace = ?1 AND action_id = ?2",
+                "SELECT seq FROM pending_actions WHERE workspace = ?1 AND action_id = ?2 AND prior_round IS NULL",
                 params![workspace, action_id],
                 |r| r.get(0),
             )
@@ -235,12 +236,69 @@ impl Journal {
     /// The pending actions kept for `workspace`, bottom first (push order): what
     /// [`Session::restore`] takes. A row that cannot be read back is returned orphaned.
     pub fn pending(&self, workspace: &str) -> Result<Vec<StoredAction>, JournalError> {
+        Ok(self.read_actions(workspace, false)?.into_iter().map(|(a, _)| a).collect())
+    }
+
+    /// The prior rounds of reviews kept for `workspace` (previews discarded with Request
+    /// changes whose agent has not answered), oldest first: what [`Session::restore_rounds`]
+    /// takes. One whose round cannot be read back is left out (its review starts afresh).
+    pub fn rounds(&self, workspace: &str) -> Result<Vec<(StoredAction, resolve_engine::StoredRound)>, JournalError> {
+        Ok(self
+            .read_actions(workspace, true)?
+            .into_iter()
+            .filter_map(|(a, round)| Some((a, serde_json::from_str(&round?).ok()?)))
+            .collect())
+    }
+
+    /// Keeps the pending action `action_id` of `workspace`, being discarded with Request
+    /// changes, as its review's prior round `round` (the `Remove` that follows leaves it).
+    pub fn keep_round(
+        &self,
+        workspace: &str,
+        action_id: &str,
+        round: &resolve_engine::StoredRound,
+    ) -> Result<(), JournalError> {
         let conn = self.lock();
-        let mut stmt = conn.prepare(
-            "SELECT seq, action_id, label, source_tool_name, details, created_at_ms, origin, pushed_by, body,
-                    applied_text, discard_text, renames, comments, review
-             FROM pending_actions WHERE workspace = ?1 ORDER BY seq",
+        conn.execute(
+            "UPDATE pending_actions SET prior_round = ?3 WHERE workspace = ?1 AND action_id = ?2",
+            params![workspace, action_id, to_json(round)],
         )?;
+        Ok(())
+    }
+
+    /// Forgets the prior round kept as `action_id` of `workspace` (its agent answered, or a
+    /// newer one replaced it); one that is not kept is not an error.
+    pub fn forget_round(&self, workspace: &str, action_id: &str) -> Result<(), JournalError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        let seq: Option<i64> = tx
+            .query_row(
+                "SELECT seq FROM pending_actions WHERE workspace = ?1 AND action_id = ?2 AND prior_round IS NOT NULL",
+                params![workspace, action_id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(seq) = seq {
+            tx.execute("DELETE FROM pending_changes WHERE action_seq = ?1", params![seq])?;
+            tx.execute("DELETE FROM pending_actions WHERE seq = ?1", params![seq])?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The actions kept for `workspace` in push order: the pending ones, or (`rounds`) the
+    /// prior rounds, each with its round's JSON.
+    fn read_actions(&self, workspace: &str, rounds: bool) -> Result<Vec<(StoredAction, Option<String>)>, JournalError> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(if rounds {
+            "SELECT seq, action_id, label, source_tool_name, details, created_at_ms, origin, pushed_by, body,
+                    applied_text, discard_text, renames, comments, review, prior_round
+             FROM pending_actions WHERE workspace = ?1 AND prior_round IS NOT NULL ORDER BY seq"
+        } else {
+            "SELECT seq, action_id, label, source_tool_name, details, created_at_ms, origin, pushed_by, body,
+                    applied_text, discard_text, renames, comments, review, prior_round
+             FROM pending_actions WHERE workspace = ?1 AND prior_round IS NULL ORDER BY seq"
+        })?;
         type Row = (
             i64,
             String,
@@ -251,6 +309,7 @@ impl Journal {
             Option<String>,
             Option<String>,
             String,
+            Option<String>,
             Option<String>,
             Option<String>,
             Option<String>,
@@ -274,6 +333,7 @@ impl Journal {
                     r.get(11)?,
                     r.get(12)?,
                     r.get(13)?,
+                    r.get(14)?,
                 ))
             })?
             .collect::<Result<_, _>>()?;
@@ -293,6 +353,7 @@ impl Journal {
             renames,
             comments,
             review,
+            prior_round,
         ) in rows
         {
             let body = match (body.as_str(), applied) {
@@ -317,20 +378,23 @@ impl Journal {
                 },
                 _ => StoredBody::Orphaned,
             };
-            out.push(StoredAction {
-                id,
-                label,
-                source_tool_name: source,
-                details: details.and_then(|d| serde_json::from_str(&d).ok()),
-                created_at: DateTime::<Utc>::from_timestamp_millis(created_ms).unwrap_or_default(),
-                origin: origin.and_then(|o| serde_json::from_str(&o).ok()),
-                pushed_by,
-                body,
-                // Comments this build cannot read back are dropped, never the action.
-                comments: comments.and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default(),
-                // Likewise a review state: the action comes back as a first round, unmarked.
-                review: review.and_then(|r| serde_json::from_str(&r).ok()).unwrap_or_default(),
-            });
+            out.push((
+                StoredAction {
+                    id,
+                    label,
+                    source_tool_name: source,
+                    details: details.and_then(|d| serde_json::from_str(&d).ok()),
+                    created_at: DateTime::<Utc>::from_timestamp_millis(created_ms).unwrap_or_default(),
+                    origin: origin.and_then(|o| serde_json::from_str(&o).ok()),
+                    pushed_by,
+                    body,
+                    // Comments this build cannot read back are dropped, never the action.
+                    comments: comments.and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default(),
+                    // Likewise a review state: the action comes back as a first round, unmarked.
+                    review: review.and_then(|r| serde_json::from_str(&r).ok()).unwrap_or_default(),
+                },
+                prior_round,
+            ));
         }
         Ok(out)
     }
@@ -396,10 +460,17 @@ impl Journal {
     }
 
     /// Puts the actions kept for the session's workspace back on its stack (see
-    /// [`Session::restore`]): in order, re-checked against the disk, never applied.
+    /// [`Session::restore`]): in order, re-checked against the disk, never applied; and the
+    /// prior rounds of reviews waiting for their agent ([`Session::restore_rounds`]).
     pub fn restore_pending(&self, session: &Session) -> Result<resolve_engine::RestoreReport, JournalError> {
         let root = session.workspace().root().display().to_string();
-        Ok(session.restore(self.pending(&root)?))
+        let report = session.restore(self.pending(&root)?);
+        // The reviews whose agent had not answered a Request changes yet (an older round of the
+        // same agent's, superseded, is forgotten).
+        for id in session.restore_rounds(self.rounds(&root)?) {
+            self.forget_round(&root, &id)?;
+        }
+        Ok(report)
     }
 }
 
@@ -729,6 +800,50 @@ mod tests {
         hook(Persist::Remove { id: "pa-x-1".into() });
         writer.flush();
         assert!(journal.pending("/w").unwrap().is_empty(), "decided: forgotten with its comments");
+    }
+
+    #[test]
+    fn a_preview_discarded_with_request_changes_is_kept_as_a_prior_round_until_its_agent_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Arc::new(Journal::open(&dir.path().join("j.sqlite3")).unwrap());
+        let writer = Arc::new(crate::Writer::spawn(journal.clone(), Box::new(|_, r| assert!(r.is_ok()))).unwrap());
+        let hook = writer.persistence("/w");
+        let round = resolve_engine::StoredRound {
+            agent: "claude-code".into(),
+            number: 1,
+            first_label: "Edit: a".into(),
+            comments: vec![(1, comment("c1", 1, "not like this"))],
+            viewed: [("src/a.ts".to_string(), "h".to_string())].into(),
+        };
+        hook(Persist::Save(edit_and_rename("pa-x-1")));
+        hook(Persist::Round { id: "pa-x-1".into(), round: round.clone() });
+        hook(Persist::Remove { id: "pa-x-1".into() });
+        writer.flush();
+        assert!(journal.pending("/w").unwrap().is_empty(), "discarded: no longer pending");
+        let rounds = journal.rounds("/w").unwrap();
+        assert_eq!(rounds.len(), 1, "kept as the prior round");
+        assert_eq!(rounds[0].1, round);
+        let StoredBody::ChangeSet { changes, .. } = &rounds[0].0.body else { panic!("the previous proposal is kept") };
+        let StoredBody::ChangeSet { changes: want, .. } = edit_and_rename("pa-x-1").body else { unreachable!() };
+        let shape = |cs: &[Change]| cs.iter().map(|c| (c.path().to_string(), c.held_bytes())).collect::<Vec<_>>();
+        assert_eq!(shape(changes), shape(&want), "every change kept");
+        let Change::Edit { before, after, .. } = &changes[0] else { panic!("the edit first") };
+        assert_eq!((&**before, &**after), (&b"one\r\n\xEF\xBB\xBF\x00binary"[..], &b"ONE\r\n"[..]), "with every byte");
+        assert!(journal.rounds("/other").unwrap().is_empty(), "per workspace");
+
+        hook(Persist::RoundTaken { id: "pa-x-1".into() });
+        writer.flush();
+        assert!(journal.rounds("/w").unwrap().is_empty(), "answered: forgotten");
+        let left: i64 = journal.lock().query_row("SELECT count(*) FROM pending_changes", [], |r| r.get(0)).unwrap();
+        assert_eq!(left, 0, "with its changes' bytes");
+        // A round that cannot be read back is left out; its review starts afresh.
+        hook(Persist::Save(edit_and_rename("pa-x-2")));
+        hook(Persist::Round { id: "pa-x-2".into(), round });
+        hook(Persist::Remove { id: "pa-x-2".into() });
+        writer.flush();
+        journal.lock().execute("UPDATE pending_actions SET prior_round = '{\"agent\": 7}'", []).unwrap();
+        assert!(journal.rounds("/w").unwrap().is_empty());
+        assert!(journal.pending("/w").unwrap().is_empty(), "and it never comes back as pending");
     }
 
     #[test]

@@ -113,6 +113,10 @@ pub const MIGRATIONS: &[&str] = &[
     // review rounds (issue 27): a pending action's round (its earlier comments, the previous
     // round's proposals) and viewed marks (JSON of `ReviewState`), else NULL.
     "ALTER TABLE pending_actions ADD COLUMN review TEXT;",
+    // a review's prior round kept across a restart: a preview discarded with Request changes
+    // stays in pending_actions (its changes are the previous proposal) with its round (JSON of
+    // `StoredRound`) until its agent answers; NULL for every pending action.
+    "ALTER TABLE pending_actions ADD COLUMN prior_round TEXT;",
 ];
 
 /// The schema version this build writes.

@@ -26,6 +26,10 @@ enum Job {
     Comments(String, String, Vec<resolve_engine::Comment>),
     /// A pending action's review state changed (workspace, action id, the whole state).
     Review(String, String, Box<resolve_engine::ReviewState>),
+    /// A preview discarded with Request changes is kept as its review's prior round.
+    Round(String, String, Box<resolve_engine::StoredRound>),
+    /// A prior round its agent answered (or a newer one replaced): forgotten.
+    RoundTaken(String, String),
     Run(JournalJob),
 }
 
@@ -91,6 +95,16 @@ impl Job {
                         + state.viewed.iter().map(|(p, h)| (p.len() + h.len()) as u64 + 16).sum::<u64>()
                         + state.round_base.iter().map(|(p, t)| (p.len() + t.len()) as u64 + 16).sum::<u64>()
                 }
+                Job::Round(workspace, id, round) => {
+                    text(&[workspace, id, &round.agent, &round.first_label])
+                        + round
+                            .comments
+                            .iter()
+                            .map(|(_, c)| (c.path.len() + c.quote.len() + c.text.len()) as u64 + 64)
+                            .sum::<u64>()
+                        + round.viewed.iter().map(|(p, h)| (p.len() + h.len()) as u64 + 16).sum::<u64>()
+                }
+                Job::RoundTaken(workspace, id) => text(&[workspace, id]),
                 Job::Run(_) => RUN_JOB_WEIGHT,
             }
     }
@@ -162,6 +176,12 @@ impl Writer {
                     Job::Unpending(workspace, id) => {
                         report(j.path(), j.remove_pending(&workspace, &id).as_ref().map(|_| ()))
                     }
+                    Job::Round(workspace, id, round) => {
+                        report(j.path(), j.keep_round(&workspace, &id, &round).as_ref().map(|_| ()))
+                    }
+                    Job::RoundTaken(workspace, id) => {
+                        report(j.path(), j.forget_round(&workspace, &id).as_ref().map(|_| ()))
+                    }
                 }
                 // The job (and the bytes it held) is dropped by now.
                 q.done(weight);
@@ -213,6 +233,8 @@ impl Writer {
                 resolve_engine::Persist::Remove { id } => Job::Unpending(workspace.clone(), id),
                 resolve_engine::Persist::Comments { id, comments } => Job::Comments(workspace.clone(), id, comments),
                 resolve_engine::Persist::Review { id, state } => Job::Review(workspace.clone(), id, Box::new(state)),
+                resolve_engine::Persist::Round { id, round } => Job::Round(workspace.clone(), id, Box::new(round)),
+                resolve_engine::Persist::RoundTaken { id } => Job::RoundTaken(workspace.clone(), id),
             };
             writer.send(job);
         })

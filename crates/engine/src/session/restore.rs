@@ -71,6 +71,29 @@ impl Session {
         report
     }
 
+    /// Puts back the prior rounds of reviews an earlier session kept (a preview discarded
+    /// with Request changes, whose agent had not answered yet), so the agent's next preview is
+    /// still the next round with the person's comments beside their lines. An agent with a
+    /// newer prior round keeps it. Returns the ids of those not put back (the kept data can
+    /// be forgotten).
+    pub fn restore_rounds(&self, rounds: Vec<(StoredAction, crate::rounds::StoredRound)>) -> Vec<ActionId> {
+        let mut superseded = Vec::new();
+        // Newest first, so an agent's newest prior round is the one it keeps.
+        for (stored, round) in rounds.into_iter().rev() {
+            let change_set = match &stored.body {
+                StoredBody::ChangeSet { changes, .. } => rebuild_change_set(changes).map(std::sync::Arc::new),
+                StoredBody::Orphaned => None,
+            };
+            let agent = round.agent.clone();
+            let id = stored.id.clone();
+            let prior = crate::rounds::PriorRound::from_stored(stored.id, change_set, round);
+            if !self.store().restore_round(prior, agent) {
+                superseded.push(id);
+            }
+        }
+        superseded
+    }
+
     fn rebuild(&self, stored: StoredAction) -> (PendingAction, ActionStatus) {
         let StoredAction {
             id,
