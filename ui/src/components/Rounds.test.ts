@@ -77,6 +77,19 @@ describe('the next round: earlier comments and viewed marks', () => {
     return { scenario, top };
   }
 
+  it('says one earlier comment in the singular, with whether the agent changed its line', async () => {
+    for (const changed of [true, false]) {
+      const { scenario, top } = roundTwo();
+      top.round!.earlier = [top.round!.earlier[changed ? 0 : 1]!];
+      const { unmount } = render(App, { backend: new FakeBackend({ latencyMs: 0, scenario }) });
+      await waitFor(() => expect(screen.getByTestId('round-earlier')).toBeInTheDocument());
+      expect(screen.getByTestId('round-earlier')).toHaveTextContent(
+        `Your earlier comment is shown beside its line, which the agent ${changed ? 'changed' : 'did not change'}.`,
+      );
+      unmount();
+    }
+  });
+
   it('shows each earlier comment beside its line with whether the agent changed it', async () => {
     const { scenario } = roundTwo();
     const user = userEvent.setup();
