@@ -216,11 +216,21 @@ impl Journal {
     /// was just kept as a prior round ([`keep_round`](Self::keep_round)). Forgetting one that
     /// is not kept is not an error.
     pub fn remove_pending(&self, workspace: &str, action_id: &str) -> Result<(), JournalError> {
+        self.delete_action(workspace, action_id, false)
+    }
+
+    /// Deletes the row of `action_id` in `workspace` with its changes (one transaction): the
+    /// pending action, or (`prior_round`) the prior round kept under that id.
+    fn delete_action(&self, workspace: &str, action_id: &str, prior_round: bool) -> Result<(), JournalError> {
         let mut conn = self.lock();
         let tx = conn.transaction()?;
         let seq: Option<i64> = tx
             .query_row(
-                "SELECT seq FROM pending_actions WHERE workspace = ?1 AND action_id = ?2 AND prior_round IS NULL",
+                if prior_round {
+                    "SELECT seq FROM pending_actions WHERE workspace = ?1 AND action_id = ?2 AND prior_round IS NOT NULL"
+                } else {
+                    "SELECT seq FROM pending_actions WHERE workspace = ?1 AND action_id = ?2 AND prior_round IS NULL"
+                },
                 params![workspace, action_id],
                 |r| r.get(0),
             )
@@ -269,21 +279,7 @@ impl Journal {
     /// Forgets the prior round kept as `action_id` of `workspace` (its agent answered, or a
     /// newer one replaced it); one that is not kept is not an error.
     pub fn forget_round(&self, workspace: &str, action_id: &str) -> Result<(), JournalError> {
-        let mut conn = self.lock();
-        let tx = conn.transaction()?;
-        let seq: Option<i64> = tx
-            .query_row(
-                "SELECT seq FROM pending_actions WHERE workspace = ?1 AND action_id = ?2 AND prior_round IS NOT NULL",
-                params![workspace, action_id],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if let Some(seq) = seq {
-            tx.execute("DELETE FROM pending_changes WHERE action_seq = ?1", params![seq])?;
-            tx.execute("DELETE FROM pending_actions WHERE seq = ?1", params![seq])?;
-        }
-        tx.commit()?;
-        Ok(())
+        self.delete_action(workspace, action_id, true)
     }
 
     /// The actions kept for `workspace` in push order: the pending ones, or (`rounds`) the
