@@ -4,7 +4,7 @@
 //! The UI asks (keep them for next time — the default —, discard them all with a reason,
 //! or cancel); a discard is the desk's (`Desk::discard_all`: the `resolve` door as the
 //! person, top first, so each one is journalled with the reason). Closing the window while actions are pending is held
-//! back ([`on_close_requested`]) and becomes a `close-requested` event; the UI answers with
+//! back ([`crate::wiring::on_close_requested`]) and becomes a `close-requested` event; the UI answers with
 //! `confirm_close`. A second close request while the question is open closes the window
 //! (keeping the actions, the default), so a window whose page stopped answering can still
 //! be closed.

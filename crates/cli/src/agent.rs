@@ -55,7 +55,7 @@ pub struct AgentArgs {
     /// The workspace folder the session works in.
     #[arg(long, short = 'w')]
     workspace: PathBuf,
-    /// Provider API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1.
+    /// Provider API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
     #[arg(long)]
     base_url: Option<String>,
     /// Model name, e.g. gpt-4o-mini or llama3.1.

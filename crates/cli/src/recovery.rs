@@ -10,7 +10,7 @@ pub fn line(recovery: Option<&Recovery>) -> Option<String> {
     recovery.map(|r| format!("rdesk: {}", crate::terminal::safe(&r.message())))
 }
 
-/// Prints [`line`] on stderr.
+/// Prints [`line()`] on stderr.
 pub fn report(recovery: Option<&Recovery>) {
     if let Some(l) = line(recovery) {
         eprintln!("{l}");

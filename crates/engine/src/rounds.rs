@@ -2,7 +2,7 @@
 //! of the round before it, and the person's "viewed" marks.
 //!
 //! When an agent's preview is discarded with Request changes, the store remembers it
-//! ([`PriorRound`], per agent). The next preview that agent pushes is round N+1 ([`Round`]):
+//! (`PriorRound`, per agent; kept across a restart as a [`StoredRound`]). The next preview that agent pushes is round N+1 ([`Round`]):
 //! it names the review's first label and the previous preview, lists the files proposed
 //! exactly as before ([`Round::unchanged`]), keeps the previous round's proposal of every
 //! other file ([`ReviewState::round_base`], for the interdiff), and carries the previous
@@ -294,7 +294,7 @@ struct OldMaps {
 /// on a new line follows that line into this round's proposal; a comment on an old line (the
 /// original) stays on it and is changed when this round treats that line differently (keeps
 /// it, or rewrites it another way). Comments on files in `unchanged` stay where they were,
-/// unchanged. Each file is diffed once, within [`CARRY_BUDGET`] for the whole round.
+/// unchanged. Each file is diffed once, within `CARRY_BUDGET` (2 s) for the whole round.
 pub fn carry_comments(
     was: &ChangeSet,
     now: &ChangeSet,

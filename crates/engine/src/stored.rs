@@ -8,14 +8,14 @@
 //! hook ([`PendingActionStore::set_persistence`]: every push is `Save`d, every decision or
 //! `pop` is a `Remove`; `clear`, closing and dropping the session remove nothing).
 //!
-//! [`Session::restore`] puts stored actions back when the workspace is opened again, in the
+//! [`Session::restore`](crate::Session::restore) puts stored actions back when the workspace is opened again, in the
 //! same LIFO order and with the same ids, rebuilding each change set's apply exactly as
 //! `from_change_set` made it (same bytes, same result text). Each change set is checked
 //! against the disk first: a file that changed while the program was closed makes the
 //! action `stale` (same message as a stale apply). Nothing is ever applied by a restore.
 //!
 //! An action whose apply is a closure (a custom tool's code) cannot be stored; only its
-//! label, source and details are, and it comes back [`ActionStatus::Orphaned`]: `resolve`
+//! label, source and details are, and it comes back [`ActionStatus::Orphaned`](crate::ActionStatus::Orphaned): `resolve`
 //! refuses to apply it (nothing written, status kept) and discards it as any other action.
 //!
 //! [`CustomToolPendingAction::from_change_set`]: crate::CustomToolPendingAction::from_change_set
@@ -75,7 +75,7 @@ pub enum StoredBody {
         /// when none). Re-attached on restore only if they still rebuild the edit exactly.
         replacements: Vec<(String, crate::changeset::Replacements)>,
     },
-    /// A closure that could not be stored: restored as [`ActionStatus::Orphaned`].
+    /// A closure that could not be stored: restored as [`ActionStatus::Orphaned`](crate::ActionStatus::Orphaned).
     Orphaned,
 }
 

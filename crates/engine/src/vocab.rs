@@ -19,7 +19,7 @@ pub struct ToolCall {
     pub params: Value,
 }
 
-/// Who decides pending actions. Enforced by [`Session::call`] for every caller: under
+/// Who decides pending actions. Enforced by [`Session::call`](crate::Session::call) for every caller: under
 /// `Human`, an agent's `resolve` proposes and waits for a person (or a script) to decide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

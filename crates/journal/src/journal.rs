@@ -20,7 +20,7 @@ pub struct Journal {
 }
 
 impl Journal {
-    /// Opens (creating if needed) the journal at `path`, migrating it to [`SCHEMA_VERSION`].
+    /// Opens (creating if needed) the journal at `path`, migrating it to [`SCHEMA_VERSION`](crate::SCHEMA_VERSION).
     /// The database, its `-wal`/`-shm` files and its folder are made private first (`0600` /
     /// `0700` on Unix, see `private`), before SQLite creates anything. Push history is kept
     /// as [`JournalLimits::from_env_or_default`] says.
