@@ -23,19 +23,20 @@
 //! tests here *and* by the UI's contract tests, so both sides agree on them.
 //!
 //! This crate depends on serde, serde_json and ts-rs only: it knows nothing of
-//! the engine or of Tauri. It is the ground floor: the engine, the journal and the
-//! desk use its words where their wire forms agree — `Actor`, `ActionStatus`,
-//! `ActionKind`, `ActionCounts`, `FileChange`, `DiffLineKind`, `CommentSide`,
-//! `LeaveOut`, `PersonEdit`, `HiddenKind`, `HistoryQuery`, `HistoryOutcome`,
-//! `ExportFormat` are defined here once. The shell converts the rest of the
-//! engine's values into these views. Kept apart on purpose, because agents, `rdesk`
-//! and the journal read them `snake_case` while the window reads `camelCase`:
-//! `RenameStatus`/`RenameRow` (stored in the journal), `Proposal` and
-//! `CommentDraft` (what an agent reads and writes), the agent loop's
-//! `TurnOutcome`/`AgentEvent` (`rdesk agent` JSON lines); and the views that
-//! add what only the window needs (hidden characters as UTF-16 ranges, the
-//! highlighter's language, badges): `FileDiff`, `FileEntry`, `HistoryEntry`,
-//! `ReviewComment`, `ActionSummary`.
+//! the engine or of Tauri. It is the ground floor: the engine, the journal, the
+//! agent loop and the desk use its words — `Actor`, `ActionStatus`, `ActionKind`,
+//! `ActionCounts`, `FileChange`, `DiffLineKind`, `CommentSide`, `RenameStatus`,
+//! `TurnOutcome`, `LeaveOut`, `PersonEdit`, `HiddenKind`, `HistoryQuery`,
+//! `HistoryOutcome`, `ExportFormat` are defined here once. Where agents, `rdesk`
+//! and the journal read a word `snake_case` and the window `camelCase`, the field
+//! takes the other form with `#[serde(with = "resolve_protocol::snake")]`
+//! ([`snake`]). Kept apart on purpose: structs whose multi-word field names differ
+//! by contract (`Proposal`: `call_id` for `rdesk`, `callId` for the window;
+//! `CommentDraft`: `start_line` in a `resolve` call), and the views that add what
+//! only the window needs (hidden characters as UTF-16 ranges, the highlighter's
+//! language, badges): `FileDiff`, `FileEntry`, `RenameRow`, `HistoryEntry`,
+//! `ReviewComment`, `ActionSummary`, `AgentEvent`. The shell converts the engine's
+//! values into those views.
 //!
 //! Modules (one concept each):
 //! - [`ipc`] — command and event names, `IpcError { code, message }`;
