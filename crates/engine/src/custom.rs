@@ -14,8 +14,7 @@ use serde_json::Value;
 
 use crate::changeset::ChangeSet;
 use crate::pending::{ActionId, ApplyFn, PendingActionStore, RejectFn, RenameRow};
-use crate::tool::{CallOrigin, ToolContext};
-use crate::tool::{Tool, ToolError, ToolResult};
+use crate::tool::{Tool, ToolContext, ToolError, ToolResult};
 use crate::workspace::Workspace;
 
 /// The source name given to an action that does not name its producer.
@@ -174,22 +173,19 @@ impl CustomToolApi {
     /// origin (a script's or a test's push, outside any tool call). A tool pushes with
     /// [`push_from`](Self::push_from).
     pub fn push_pending_action(&self, action: CustomToolPendingAction) -> Result<ActionId, ToolError> {
-        self.push(None, None, action)
+        self.push(None, action)
     }
 
     /// Puts the action a tool's call computed on top of the stack and returns its id: the
     /// action records the call (`ActionInfo::origin`, for re-running it) and the client that
     /// made it (`pushed_by`), and the session counts it among the call's pushes.
     pub fn push_from(&self, ctx: &ToolContext, action: CustomToolPendingAction) -> Result<ActionId, ToolError> {
-        self.push(ctx.origin.as_ref(), ctx.client.clone(), action)
+        self.push(Some(ctx), action)
     }
 
-    fn push(
-        &self,
-        origin: Option<&CallOrigin>,
-        client: Option<String>,
-        action: CustomToolPendingAction,
-    ) -> Result<ActionId, ToolError> {
+    fn push(&self, ctx: Option<&ToolContext>, action: CustomToolPendingAction) -> Result<ActionId, ToolError> {
+        // Only a context the session made for its call names an origin (and so a client).
+        let origin = ctx.and_then(|c| c.origin.as_ref());
         let store = self.store.as_ref().ok_or(ToolError::StoreUnavailable)?;
         let source = action
             .source_tool_name
@@ -204,7 +200,7 @@ impl CustomToolApi {
             action.change_set,
             action.renames,
             origin.map(|o| o.call.clone()),
-            origin.and(client),
+            origin.and_then(|_| ctx?.client.clone()),
             action.recipe,
         )?;
         if let Some(origin) = origin {

@@ -676,14 +676,8 @@ impl PendingActionStore {
                 entry.action.label
             )));
         };
-        let proposed = match change {
-            crate::changeset::Change::Edit { after, .. } => crate::changeset::ContentHash::of(after).to_string(),
-            crate::changeset::Change::Create { contents, .. } => {
-                crate::changeset::ContentHash::of(contents).to_string()
-            }
-            // A deletion or rename proposes no bytes: its mark is pinned to its path.
-            _ => String::new(),
-        };
+        // A deletion or rename proposes no bytes: its mark is pinned to its path.
+        let proposed = crate::rounds::proposed_hash(change).unwrap_or_default();
         let changed = if viewed {
             entry.review.viewed.insert(path.to_string(), proposed.clone()) != Some(proposed)
         } else {

@@ -137,21 +137,20 @@ impl PriorRound {
     }
 }
 
+/// The hash of the bytes `change` proposes for its file: an edit's or a creation's; `None`
+/// for a deletion or a rename (they propose no bytes).
+pub(crate) fn proposed_hash(change: &Change) -> Option<String> {
+    match change {
+        Change::Edit { after, .. } => Some(ContentHash::of(after).to_string()),
+        Change::Create { contents, .. } => Some(ContentHash::of(contents).to_string()),
+        Change::Delete { .. } | Change::Rename { .. } => None,
+    }
+}
+
 /// The hash of the bytes each edited or created file of `cs` would have (by path).
 pub(crate) fn proposed_hashes(cs: Option<&ChangeSet>) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    for c in cs.map(|cs| cs.changes()).unwrap_or_default() {
-        match c {
-            Change::Edit { path, after, .. } => {
-                out.insert(path.clone(), ContentHash::of(after).to_string());
-            }
-            Change::Create { path, contents } => {
-                out.insert(path.clone(), ContentHash::of(contents).to_string());
-            }
-            _ => {}
-        }
-    }
-    out
+    let changes = cs.map(|cs| cs.changes()).unwrap_or_default();
+    changes.iter().filter_map(|c| Some((c.path().to_string(), proposed_hash(c)?))).collect()
 }
 
 /// The review state of a preview pushed as the answer to `prior`, with `now` its change set.

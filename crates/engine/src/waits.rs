@@ -80,7 +80,7 @@ impl Delivery {
     /// The decision it carries, read from its kept form (a delivery outlives the process in
     /// the journal, as the result an agent will see).
     pub fn decision(&self) -> Option<crate::resolve::ResolveDetails> {
-        serde_json::from_value(self.result.details.clone()?).ok()
+        crate::resolve::ResolveDetails::of_result(&self.result)
     }
 }
 

@@ -226,11 +226,10 @@ impl Journal {
         let tx = conn.transaction()?;
         let seq: Option<i64> = tx
             .query_row(
-                if prior_round {
-                    "SELECT seq FROM pending_actions WHERE workspace = ?1 AND action_id = ?2 AND prior_round IS NOT NULL"
-                } else {
-                    "SELECT seq FROM pending_actions WHERE workspace = ?1 AND action_id = ?2 AND prior_round IS NULL"
-                },
+                &format!(
+                    "SELECT seq FROM pending_actions WHERE workspace = ?1 AND action_id = ?2 AND prior_round IS {}",
+                    if prior_round { "NOT NULL" } else { "NULL" }
+                ),
                 params![workspace, action_id],
                 |r| r.get(0),
             )
@@ -286,15 +285,12 @@ impl Journal {
     /// prior rounds, each with its round's JSON.
     fn read_actions(&self, workspace: &str, rounds: bool) -> Result<Vec<(StoredAction, Option<String>)>, JournalError> {
         let conn = self.lock();
-        let mut stmt = conn.prepare(if rounds {
+        let mut stmt = conn.prepare(&format!(
             "SELECT seq, action_id, label, source_tool_name, details, created_at_ms, origin, pushed_by, body,
                     applied_text, discard_text, renames, comments, review, prior_round
-             FROM pending_actions WHERE workspace = ?1 AND prior_round IS NOT NULL ORDER BY seq"
-        } else {
-            "SELECT seq, action_id, label, source_tool_name, details, created_at_ms, origin, pushed_by, body,
-                    applied_text, discard_text, renames, comments, review, prior_round
-             FROM pending_actions WHERE workspace = ?1 AND prior_round IS NULL ORDER BY seq"
-        })?;
+             FROM pending_actions WHERE workspace = ?1 AND prior_round IS {} ORDER BY seq",
+            if rounds { "NOT NULL" } else { "NULL" }
+        ))?;
         type Row = (
             i64,
             String,
