@@ -571,8 +571,9 @@ pub async fn redo_decision(
     crate::undo::run(&state, resolve_engine::ResolveAction::Redo, decision_id, reason).await
 }
 
-/// The single replacements of one `ast_edit` file of an action, which a partial apply can
-/// leave out one by one; `note` says why a file has none to offer.
+/// The pieces of one file of an action that a partial apply can leave out one by one: an
+/// `ast_edit` file's single replacements, any other text edit's hunks; `note` says why a file
+/// has none to offer.
 #[tauri::command]
 pub async fn get_file_replacements(
     state: State<'_, AppState>,
@@ -587,18 +588,25 @@ pub async fn get_file_replacements(
     if !cs.changes().iter().any(|c| c.path() == path) {
         return Err(IpcError::new(IpcErrorCode::UnknownFile, format!("{path} is not part of action {action_id}.")));
     }
-    Ok(match cs.replacement_rows(&path) {
-        Some(rows) => wire::FileReplacements {
+    // An ast_edit file's single replacements; any other text edit's hunks.
+    let rows = match cs.replacement_rows(&path) {
+        Some(rows) => Some((rows, wire::PieceUnit::Replacement)),
+        None => cs.hunk_rows(&path).map(|rows| (rows, wire::PieceUnit::Hunk)),
+    };
+    Ok(match rows {
+        Some((rows, unit)) => wire::FileReplacements {
             path,
             replacements: rows.into_iter().map(convert::file_replacement).collect(),
             note: None,
+            unit,
         },
         None => wire::FileReplacements {
             path,
             replacements: Vec::new(),
             note: Some(
-                "Single replacements cannot be left out of this file (only an ast_edit preview keeps them, and not after a restart); you can leave out the whole file.".into(),
+                "This file cannot be taken in part (it is created, deleted, renamed, binary or very large); you can leave out the whole file.".into(),
             ),
+            unit: wire::PieceUnit::Hunk,
         },
     })
 }

@@ -232,8 +232,11 @@ async fn the_typed_resolve_carries_the_selection() {
     let (d, s) = session();
     let files = three(d.path());
     let id = push_edits(&s, &files, true);
-    let leave_out =
-        LeaveOut { files: vec!["a.ts".into()], replacements: [("src/c.ts".to_string(), vec![1, 3])].into() };
+    let leave_out = LeaveOut {
+        files: vec!["a.ts".into()],
+        replacements: [("src/c.ts".to_string(), vec![1, 3])].into(),
+        ..Default::default()
+    };
     let outcome = s
         .resolve(
             Actor::Person,

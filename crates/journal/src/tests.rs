@@ -146,6 +146,7 @@ fn a_partial_apply_is_recorded_and_read_back_with_what_was_left_out() {
         left_out_files: vec!["a.ts".into(), "b.ts".into()],
         left_out_replacements: Vec::new(),
         replacements: None,
+        left_out_hunks: Vec::new(),
     });
     let full = decision("/w", 6, "a1");
     {

@@ -81,7 +81,7 @@ pub use folders::{DeskSettings, FolderInfo, FolderList, FoldersChanged, InboxIte
 pub use hidden::{HiddenChar, HiddenKind, LineHidden};
 pub use ipc::{CloseRequested, EventBatch, IpcError, IpcErrorCode, QueueChanged, ShellEvent};
 pub use notice::{Notice, NoticeAction, NoticeLevel};
-pub use partial::{FileReplacement, FileReplacements, LeaveOut};
+pub use partial::{FileReplacement, FileReplacements, LeaveOut, PieceUnit};
 pub use queue::{ActionCounts, ActionKind, ActionSummary, QueueSnapshot, RoundInfo, ToolCallInfo};
 pub use resolve::{
     EditedFile, ExportFormat, ExportOutcome, HistoryEntry, HistoryOutcome, HistoryPage, HistoryQuery, PersonEdit,

@@ -19,12 +19,19 @@ pub struct LeaveOut {
     /// Single replacements, by file path and replacement id (`FileReplacement::id`).
     #[serde(default)]
     pub replacements: BTreeMap<String, Vec<u32>>,
+    /// Hunks of any text edit, by file path and hunk id (`FileReplacement::id` of a file whose
+    /// pieces are hunks): each hunk is one run of changed lines of the file's diff.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[ts(optional, as = "Option<BTreeMap<String, Vec<u32>>>")]
+    pub hunks: BTreeMap<String, Vec<u32>>,
 }
 
 impl LeaveOut {
     /// Nothing is left out: the apply is a full one.
     pub fn is_empty(&self) -> bool {
-        self.files.is_empty() && self.replacements.values().all(|ids| ids.is_empty())
+        self.files.is_empty()
+            && self.replacements.values().all(|ids| ids.is_empty())
+            && self.hunks.values().all(|ids| ids.is_empty())
     }
 }
 
@@ -56,7 +63,22 @@ pub struct FileReplacements {
     pub path: String,
     /// In position order; empty when `note` says why single replacements are not offered.
     pub replacements: Vec<FileReplacement>,
-    /// Why this file's replacements cannot be ticked one by one (not an `ast_edit` edit, or
-    /// restored after a restart): the file can still be left out whole.
+    /// Why this file's replacements cannot be ticked one by one (a binary or very large
+    /// file): the file can still be left out whole.
     pub note: Option<String>,
+    /// What the rows are: an `ast_edit` file's single replacements (left out by
+    /// `LeaveOut::replacements`), or any other text edit's hunks (by `LeaveOut::hunks`).
+    #[serde(default)]
+    pub unit: PieceUnit,
+}
+
+/// What one ticked row of a file is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum PieceUnit {
+    /// One match of an `ast_edit` rewrite.
+    #[default]
+    Replacement,
+    /// One run of changed lines of the file's diff.
+    Hunk,
 }

@@ -101,6 +101,7 @@ pub fn bindings() -> String {
     declaration::<LeaveOut>(&mut out);
     declaration::<FileReplacement>(&mut out);
     declaration::<FileReplacements>(&mut out);
+    declaration::<PieceUnit>(&mut out);
     declaration::<CommentSide>(&mut out);
     declaration::<ReviewComment>(&mut out);
     declaration::<EarlierComment>(&mut out);

@@ -79,6 +79,37 @@ describe('partial apply', () => {
     expect(await screen.findByTestId('replacements-note')).toHaveTextContent('you can leave out the whole file');
   });
 
+  it('unticks one hunk of any other text edit and sends it as `hunks`', async () => {
+    const scenario = reviewScenario();
+    const top = scenario.queue.actions[0]!;
+    const hunks: FileReplacements = {
+      path: SECOND,
+      unit: 'hunk',
+      note: null,
+      replacements: [
+        { id: 1, line: 4, old: 'const a = 1;\n', new: 'const a = 2;\n' },
+        { id: 2, line: 40, old: '', new: 'export { a };\n' },
+      ],
+    };
+    scenario.replacements = { [top.id]: { [SECOND]: hunks } };
+    const backend = new FakeBackend({ latencyMs: 0, scenario });
+    const user = userEvent.setup();
+    render(App, { backend });
+    await waitFor(() => expect(screen.getAllByTestId('file-row').length).toBe(2));
+    await user.type(screen.getByTestId('reason-input'), 'keep the export out');
+    await user.click(row(SECOND));
+    await waitFor(() => expect(screen.getAllByTestId('replacement-row')).toHaveLength(2));
+    expect(screen.getByTestId('replacement-list')).toHaveAttribute('data-unit', 'hunk');
+    expect(screen.getByTestId('replacement-list')).toHaveTextContent('2 hunks');
+    const second = screen.getAllByTestId('replacement-row').find((r) => r.dataset.id === '2')!;
+    expect(within(second).getByRole('checkbox')).toHaveAccessibleName('Apply hunk 2 at line 40');
+    expect(within(second).queryByTestId('replacement-comment')).toBeNull();
+    await user.click(within(second).getByRole('checkbox'));
+    expect(screen.getByTestId('apply-button')).toHaveTextContent('Apply, leaving out 1 hunk');
+    await user.click(screen.getByTestId('apply-button'));
+    await waitFor(() => expect(backend.leaveOuts).toEqual([{ files: [], replacements: {}, hunks: { [SECOND]: [2] } }]));
+  });
+
   it('a non-top action has no ticks', async () => {
     const { user } = await setup();
     await user.click(screen.getAllByTestId('queue-card')[2]!);
@@ -106,6 +137,11 @@ describe('PartialPicks', () => {
     expect(picks.leaveOut('b')).toEqual({ files: ['y.ts'], replacements: {} });
     picks.clear('b');
     expect(picks.leaveOut('b')).toBeNull();
+    // Hunks of a plain text edit go to `hunks`, beside an ast_edit file's replacements.
+    picks.toggleReplacement('c', 'notes.md', 2, 'hunk');
+    picks.toggleReplacement('c', 'y.ts', 1);
+    expect(picks.leaveOut('c')).toEqual({ files: [], replacements: { 'y.ts': [1] }, hunks: { 'notes.md': [2] } });
+    expect(picks.applyText('c', 2)).toBe('Apply, leaving out 1 replacement and 1 hunk');
   });
 });
 

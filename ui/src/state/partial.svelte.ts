@@ -2,11 +2,13 @@
 // exactly as before (no `leaveOut` is sent). The engine checks the selection and says what
 // was left out; this only keeps the ticks and words the Apply button.
 import { untrack } from 'svelte';
-import { toBackendError, type Backend, type FileReplacements, type LeaveOut } from '../ipc/backend';
+import { toBackendError, type Backend, type FileReplacements, type LeaveOut, type PieceUnit } from '../ipc/backend';
 import type { Preview } from './preview.svelte';
 import type { Review } from './review.svelte';
 
-type Picks = { files: Set<string>; replacements: Map<string, Set<number>> };
+/** `replacements`: per path, the ids unticked; `units`: whether a path's ids are ast_edit
+ * replacements or hunks of its diff (what the backend's list said). */
+type Picks = { files: Set<string>; replacements: Map<string, Set<number>>; units: Map<string, PieceUnit> };
 
 export class PartialPicks {
   /** Per action id. Replaced (not mutated) on each change so `$state` sees it. */
@@ -21,6 +23,7 @@ export class PartialPicks {
     const next: Picks = {
       files: new Set(old?.files ?? []),
       replacements: new Map([...(old?.replacements ?? new Map())].map(([k, v]) => [k, new Set(v)])),
+      units: new Map(old?.units ?? []),
     };
     change(next);
     const map = new Map(this.picks);
@@ -45,8 +48,10 @@ export class PartialPicks {
     return this.get(actionId)?.replacements.get(path)?.has(id) ?? false;
   }
 
-  toggleReplacement(actionId: string, path: string, id: number) {
+  /** Ticks or unticks one piece of `path`: an ast_edit replacement, or a hunk (`unit`). */
+  toggleReplacement(actionId: string, path: string, id: number, unit: PieceUnit = 'replacement') {
     this.update(actionId, (p) => {
+      p.units.set(path, unit);
       const ids = p.replacements.get(path) ?? new Set<number>();
       if (ids.has(id)) ids.delete(id);
       else ids.add(id);
@@ -65,12 +70,15 @@ export class PartialPicks {
     const p = this.get(actionId);
     if (!p) return null;
     const replacements: Record<string, number[]> = {};
+    const hunks: Record<string, number[]> = {};
     for (const [path, ids] of p.replacements) {
-      if (ids.size > 0 && !p.files.has(path)) replacements[path] = [...ids].sort((a, b) => a - b);
+      if (ids.size === 0 || p.files.has(path)) continue;
+      const into = p.units.get(path) === 'hunk' ? hunks : replacements;
+      into[path] = [...ids].sort((a, b) => a - b);
     }
     const files = [...p.files];
-    if (files.length === 0 && Object.keys(replacements).length === 0) return null;
-    return { files, replacements };
+    if (files.length === 0 && Object.keys(replacements).length === 0 && Object.keys(hunks).length === 0) return null;
+    return Object.keys(hunks).length > 0 ? { files, replacements, hunks } : { files, replacements };
   }
 
   /** The Apply button's words: `Apply`, `Apply 38 of 40 files`, `Apply, leaving out 3 replacements`. */
@@ -86,7 +94,11 @@ export class PartialPicks {
       parts.push('Apply');
     }
     const reps = Object.values(sel.replacements).reduce((n, ids) => n + (ids?.length ?? 0), 0);
-    if (reps > 0) parts.push(`leaving out ${reps.toLocaleString('en-US')} replacement${reps === 1 ? '' : 's'}`);
+    const hunks = Object.values(sel.hunks ?? {}).reduce((n, ids) => n + (ids?.length ?? 0), 0);
+    const left: string[] = [];
+    if (reps > 0) left.push(`${reps.toLocaleString('en-US')} replacement${reps === 1 ? '' : 's'}`);
+    if (hunks > 0) left.push(`${hunks.toLocaleString('en-US')} hunk${hunks === 1 ? '' : 's'}`);
+    if (left.length > 0) parts.push(`leaving out ${left.join(' and ')}`);
     return parts.join(', ');
   }
 
@@ -100,8 +112,8 @@ export class PartialPicks {
 }
 
 /**
- * The replacements of the selected file of an `ast_edit` action, read when the selection
- * changes (for the replacement list's checkboxes).
+ * The pieces of the selected file of a change-set action, read when the selection changes
+ * (for the list's checkboxes): an `ast_edit` file's replacements, any other text edit's hunks.
  */
 export class FileReplacementsView {
   data: FileReplacements | null = $state.raw(null);
@@ -114,7 +126,7 @@ export class FileReplacementsView {
     const key = $derived.by(() => {
       const a = review.selected;
       const path = preview.selectedPath;
-      return a && path && a.kind === 'changeSet' && a.sourceToolName === 'ast_edit' ? `${a.id}\u0000${path}` : '';
+      return a && path && a.kind === 'changeSet' ? `${a.id}\u0000${path}` : '';
     });
     $effect(() => {
       const k = key;

@@ -952,7 +952,7 @@ export class FakeBackend implements Backend {
     }
     const found = this.replacements[actionId]?.[path];
     if (found) return structuredClone(found);
-    return { path, replacements: [], note: 'Single replacements cannot be left out of this file; you can leave out the whole file.' };
+    return { path, replacements: [], note: 'Single replacements cannot be left out of this file; you can leave out the whole file.', unit: 'replacement' };
   }
 
   /** Every comment change made (tests read them). */

@@ -50,7 +50,10 @@ pub use lock::LOCK_WAIT;
 use metadata::summarise;
 pub use metadata::{ActionCounts, FileChange, FileSummary};
 pub use recovery::{recover, ApplyContext, Recovery, RecoveryOutcome, Refusal, RefusalReason, MAX_RECORD_BYTES};
-pub use select::{grouped, LeaveOut, LeftOutReplacements, PartialApply, Replacement, ReplacementRow, Replacements};
+pub use select::{
+    grouped, hunks_of, LeaveOut, LeftOutHunks, LeftOutReplacements, PartialApply, Replacement, ReplacementRow,
+    Replacements,
+};
 
 use crate::diff::{self, FileDiff};
 use crate::tool::ToolError;

@@ -142,6 +142,62 @@ impl Replacements {
     }
 }
 
+/// The hunks of a text edit: each run of changed lines of the line diff `before` → `after`
+/// (the same diff the window shows, without context), as [`Replacements`] of `before`: ids
+/// `1..`, in position order, each with its 1-based old line. Rebuilding `before` with every
+/// hunk gives `after` exactly; with some of them, the file with only those changes. `None`
+/// for a binary or very large side (no line diff), or when nothing differs.
+pub fn hunks_of(before: &[u8], after: &[u8]) -> Option<Replacements> {
+    use similar::{DiffTag, TextDiff};
+    if crate::diff::is_binary(before) || crate::diff::is_binary(after) {
+        return None;
+    }
+    if before.len() > crate::diff::MAX_DIFF_BYTES || after.len() > crate::diff::MAX_DIFF_BYTES || before == after {
+        return None;
+    }
+    let (old, new) = (std::str::from_utf8(before).ok()?, std::str::from_utf8(after).ok()?);
+    let diff = TextDiff::from_lines(old, new);
+    // Byte offset of the start of each old line (and of the end).
+    let mut starts = Vec::with_capacity(diff.old_slices().len() + 1);
+    let mut at = 0usize;
+    starts.push(0);
+    for line in diff.old_slices() {
+        at += line.len();
+        starts.push(at);
+    }
+    let new_lines = diff.new_slices();
+    let mut out = Replacements::new();
+    let mut text = String::new();
+    let mut group: Option<(usize, usize, usize, usize)> = None; // old start, old end, new start, new end
+    let flush = |g: (usize, usize, usize, usize), out: &mut Replacements, text: &mut String| {
+        text.clear();
+        for line in &new_lines[g.2..g.3] {
+            text.push_str(line);
+        }
+        out.push(g.0 as u32 + 1, starts[g.0], starts[g.1], text.as_bytes());
+    };
+    for op in diff.ops() {
+        let (o, n) = (op.old_range(), op.new_range());
+        match op.tag() {
+            DiffTag::Equal => {
+                if let Some(g) = group.take() {
+                    flush(g, &mut out, &mut text);
+                }
+            }
+            _ => {
+                group = Some(match group {
+                    Some((os, _, ns, _)) => (os, o.end, ns, n.end),
+                    None => (o.start, o.end, n.start, n.end),
+                });
+            }
+        }
+    }
+    if let Some(g) = group.take() {
+        flush(g, &mut out, &mut text);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 /// Single replacements left out of one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LeftOutReplacements {
@@ -166,6 +222,41 @@ pub struct PartialApply {
     /// Replacements over the whole action and those written, when every edit knew its
     /// replacements.
     pub replacements: Option<(usize, usize)>,
+    /// Files written in part by hunk, in change order (`ids` are the hunks left out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out_hunks: Vec<LeftOutHunks>,
+}
+
+/// Hunks left out of one file, and those applied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftOutHunks {
+    pub path: String,
+    /// The hunks left out: id and 1-based old line, ascending.
+    pub left_out: Vec<(u32, u32)>,
+    /// The hunks applied: id and 1-based old line, ascending.
+    pub applied: Vec<(u32, u32)>,
+}
+
+impl LeftOutHunks {
+    /// `Left out 2 of 3 hunks in src/x.ts: hunk 2 (line 12), hunk 3 (line 40); applied hunk 1 (line 3)`.
+    pub fn line(&self) -> String {
+        let list = |hs: &[(u32, u32)]| {
+            let mut parts: Vec<String> =
+                hs.iter().take(LISTED).map(|(id, line)| format!("hunk {id} (line {line})")).collect();
+            if hs.len() > LISTED {
+                parts.push(format!("and {} more", grouped(hs.len() - LISTED)));
+            }
+            parts.join(", ")
+        };
+        format!(
+            "Left out {} of {} in {}: {}; applied {}",
+            grouped(self.left_out.len()),
+            count(self.left_out.len() + self.applied.len(), "hunk", "hunks"),
+            self.path,
+            list(&self.left_out),
+            list(&self.applied)
+        )
+    }
 }
 
 /// How many names a result line lists before `and N more`.
@@ -202,6 +293,13 @@ impl PartialApply {
         if more > 0 {
             lines.push(format!("Left out single replacements in {} more", count(more, "file", "files")));
         }
+        for h in self.left_out_hunks.iter().take(LISTED) {
+            lines.push(h.line());
+        }
+        let more = self.left_out_hunks.len().saturating_sub(LISTED);
+        if more > 0 {
+            lines.push(format!("Left out hunks in {} more", count(more, "file", "files")));
+        }
         lines
     }
 
@@ -209,7 +307,7 @@ impl PartialApply {
     /// out, `applied 4,997 of 5,000 replacements` (`… in 38 of 40 files` if whole files were too).
     pub fn history_text(&self) -> String {
         let files = format!("{} of {}", grouped(self.files_applied), count(self.files_total, "file", "files"));
-        match self.replacements {
+        let base = match self.replacements {
             Some((total, applied)) if !self.left_out_replacements.is_empty() => {
                 let reps = format!("{} of {}", grouped(applied), count(total, "replacement", "replacements"));
                 if self.left_out_files.is_empty() {
@@ -219,6 +317,16 @@ impl PartialApply {
                 }
             }
             _ => format!("applied {files}"),
+        };
+        match self.left_out_hunks.as_slice() {
+            [] => base,
+            [one] => format!(
+                "{base}, leaving out {} of {} in {}",
+                grouped(one.left_out.len()),
+                count(one.left_out.len() + one.applied.len(), "hunk", "hunks"),
+                one.path
+            ),
+            many => format!("{base}, leaving out hunks in {}", count(many.len(), "file", "files")),
         }
     }
 }
@@ -263,6 +371,17 @@ fn snippet(bytes: &[u8]) -> String {
     }
 }
 
+fn rows_of(before: &[u8], reps: &Replacements) -> Vec<ReplacementRow> {
+    reps.iter()
+        .map(|r| ReplacementRow {
+            id: r.id,
+            line: r.line,
+            old: snippet(before.get(r.start..r.end).unwrap_or_default()),
+            new: snippet(r.text),
+        })
+        .collect()
+}
+
 /// A path as given, or without a leading `./`.
 pub(crate) fn normalise(path: &str) -> &str {
     path.strip_prefix("./").unwrap_or(path)
@@ -291,6 +410,27 @@ impl ChangeSet {
         self.replacements.get(path)
     }
 
+    /// The hunks of `path`'s edit ([`hunks_of`] its previewed and proposed bytes): `None` for
+    /// a file that is not a text edit of an existing file (created, deleted, renamed, binary,
+    /// very large).
+    pub fn hunks(&self, path: &str) -> Option<Replacements> {
+        match self.changes.iter().find(|c| c.path() == path)? {
+            Change::Edit { before, after, .. } => hunks_of(before, after),
+            _ => None,
+        }
+    }
+
+    /// The rows of `path`'s hunks (removed and added lines shortened), or `None` (see
+    /// [`hunks`](Self::hunks)).
+    pub fn hunk_rows(&self, path: &str) -> Option<Vec<ReplacementRow>> {
+        let before = match self.changes.iter().find(|c| c.path() == path) {
+            Some(Change::Edit { before, .. }) => before,
+            _ => return None,
+        };
+        let hunks = self.hunks(path)?;
+        Some(rows_of(before, &hunks))
+    }
+
     /// The rows of `path`'s replacements (old and new text shortened), or `None` when its
     /// edit does not know them.
     pub fn replacement_rows(&self, path: &str) -> Option<Vec<ReplacementRow>> {
@@ -299,16 +439,7 @@ impl ChangeSet {
             _ => return None,
         };
         let reps = self.replacements.get(path)?;
-        Some(
-            reps.iter()
-                .map(|r| ReplacementRow {
-                    id: r.id,
-                    line: r.line,
-                    old: snippet(before.get(r.start..r.end).unwrap_or_default()),
-                    new: snippet(r.text),
-                })
-                .collect(),
-        )
+        Some(rows_of(before, reps))
     }
 
     /// The part of this change set `leave_out` keeps, and what it leaves out. Refuses (with a
@@ -354,6 +485,37 @@ impl ChangeSet {
             }
             reps.entry(p).or_default().extend(ids.iter().copied());
         }
+        let mut hunks: BTreeMap<&str, (Replacements, BTreeSet<u32>)> = BTreeMap::new();
+        for (f, ids) in &leave_out.hunks {
+            if ids.is_empty() {
+                continue;
+            }
+            let p = normalise(f);
+            if !paths.contains(p) {
+                return Err(format!(
+                    "`leave_out.hunks` names \"{f}\", which is not a file of this action; use a workspace-relative path from its file list."
+                ));
+            }
+            if reps.contains_key(p) {
+                return Err(format!(
+                    "\"{f}\" is named in both `leave_out.replacements` and `leave_out.hunks`; leave out its single replacements or its hunks, not both."
+                ));
+            }
+            let Some(known) = self.hunks(p) else {
+                return Err(format!(
+                    "Hunks of \"{f}\" cannot be left out: it is not a text edit of an existing file (a new, deleted, renamed, binary or very large file). Leave out the whole file (`leave_out.files`)."
+                ));
+            };
+            for &id in ids {
+                if id == 0 || id as usize > known.len() {
+                    return Err(format!(
+                        "`leave_out.hunks` names hunk {id} of \"{f}\", which has hunks 1 to {}; use ids from its hunk list.",
+                        known.len()
+                    ));
+                }
+            }
+            hunks.entry(p).or_insert_with(|| (known, BTreeSet::new())).1.extend(ids.iter().copied());
+        }
 
         let mut kept = ChangeSet::new();
         let mut partial = PartialApply {
@@ -362,6 +524,7 @@ impl ChangeSet {
             left_out_files: Vec::new(),
             left_out_replacements: Vec::new(),
             replacements: None,
+            left_out_hunks: Vec::new(),
         };
         let every_edit_knows = self.changes.iter().all(|c| self.replacements.contains_key(c.path()));
         let (mut total, mut applied) = (0usize, 0usize);
@@ -372,6 +535,28 @@ impl ChangeSet {
             total += n;
             if files.contains(path) {
                 partial.left_out_files.push(path.to_string());
+                continue;
+            }
+            if let (Change::Edit { path, before, before_hash, .. }, Some((known, ids))) = (change, hunks.get(path)) {
+                if ids.len() == known.len() {
+                    partial.left_out_files.push(path.clone());
+                    continue;
+                }
+                let after = known.rebuild(before, |id| !ids.contains(&id)).ok_or_else(|| {
+                    format!("The hunks of \"{path}\" do not fit its previewed content; leave out the whole file.")
+                })?;
+                kept.push(Change::Edit {
+                    path: path.clone(),
+                    before: before.clone(),
+                    before_hash: *before_hash,
+                    after: after.into(),
+                });
+                let (left, taken): (Vec<_>, Vec<_>) =
+                    known.iter().map(|h| (h.id, h.line)).partition(|(id, _)| ids.contains(id));
+                partial.left_out_hunks.push(LeftOutHunks { path: path.clone(), left_out: left, applied: taken });
+                // An ast_edit file taken by hunk: its replacements are not counted one by one.
+                applied += n;
+                partial.files_applied += 1;
                 continue;
             }
             match (change, reps.get(path), known) {
@@ -495,6 +680,7 @@ mod tests {
             left_out_files: vec!["a.ts".into(), "b.ts".into()],
             left_out_replacements: vec![],
             replacements: None,
+            left_out_hunks: vec![],
         };
         assert_eq!(p.left_out_lines(), vec!["Left out 2 of 40 files: a.ts, b.ts"]);
         assert_eq!(p.history_text(), "applied 38 of 40 files");
@@ -504,8 +690,71 @@ mod tests {
             left_out_files: vec![],
             left_out_replacements: vec![LeftOutReplacements { path: "src/x.ts".into(), ids: vec![1, 2, 3], of: 5000 }],
             replacements: Some((5000, 4997)),
+            left_out_hunks: vec![],
         };
         assert_eq!(p.left_out_lines(), vec!["Left out 3 of 5,000 replacements in src/x.ts"]);
         assert_eq!(p.history_text(), "applied 4,997 of 5,000 replacements");
+    }
+
+    #[test]
+    fn hunks_are_the_runs_of_changed_lines_and_rebuild_any_subset() {
+        let before = "a\nb\nc\nd\ne\nf\ng\n";
+        let after = "a\nB\nc\nd\ne\nF\nF2\ng\nh\n";
+        let h = hunks_of(before.as_bytes(), after.as_bytes()).unwrap();
+        assert_eq!(h.len(), 3, "b→B, f→F F2, h added at the end");
+        let lines: Vec<u32> = h.iter().map(|r| r.line).collect();
+        assert_eq!(lines, vec![2, 6, 8]);
+        assert_eq!(h.rebuild(before.as_bytes(), |_| true).unwrap(), after.as_bytes());
+        assert_eq!(h.rebuild(before.as_bytes(), |id| id == 2).unwrap(), b"a\nb\nc\nd\ne\nF\nF2\ng\n");
+        assert_eq!(h.rebuild(before.as_bytes(), |id| id != 2).unwrap(), b"a\nB\nc\nd\ne\nf\ng\nh\n");
+        assert!(hunks_of(b"same", b"same").is_none());
+        assert!(hunks_of(b"\x89PNG\0", b"\x89PNG\0\x01").is_none(), "binary: no hunks");
+    }
+
+    #[test]
+    fn hunks_keep_crlf_no_final_newline_and_unicode_exactly() {
+        let before = "é1\r\nzwei\r\ndrei";
+        let after = "é1\r\nZWEI ✓\r\ndrei!";
+        let h = hunks_of(before.as_bytes(), after.as_bytes()).unwrap();
+        assert_eq!(h.len(), 1, "adjacent changed lines are one hunk");
+        assert_eq!(h.rebuild(before.as_bytes(), |_| true).unwrap(), after.as_bytes());
+        let two: String = (0..10).map(|i| format!("line {i}\r\n")).collect::<String>() + "tail";
+        let changed = two.replace("line 0\r\n", "LINE 0\r\n").replace("tail", "TAIL");
+        let h = hunks_of(two.as_bytes(), changed.as_bytes()).unwrap();
+        assert_eq!(h.len(), 2);
+        let only_second = two.replace("tail", "TAIL");
+        assert_eq!(h.rebuild(two.as_bytes(), |id| id == 2).unwrap(), only_second.as_bytes());
+    }
+
+    #[test]
+    fn leaving_out_hunks_applies_the_others_and_says_which() {
+        let before = "one\ntwo\nthree\nfour\nfive\n";
+        let after = "ONE\ntwo\nthree\nFOUR\nfive\nsix\n";
+        let mut cs = ChangeSet::new();
+        cs.edit("a.md", before.as_bytes().to_vec(), after.as_bytes().to_vec()).create("new.md", b"x".to_vec());
+        assert_eq!(cs.hunk_rows("a.md").unwrap().len(), 3);
+        assert!(cs.hunks("new.md").is_none(), "a new file is taken whole");
+        let leave = LeaveOut { hunks: [("a.md".to_string(), vec![2])].into(), ..Default::default() };
+        let (kept, partial) = cs.select(&leave).unwrap();
+        let Change::Edit { after, before_hash, .. } = &kept.changes()[0] else { panic!() };
+        assert_eq!(&after[..], b"ONE\ntwo\nthree\nfour\nfive\nsix\n");
+        assert_eq!(
+            *before_hash,
+            super::super::ContentHash::of(before.as_bytes()),
+            "pinned to the same previewed bytes"
+        );
+        assert_eq!(kept.len(), 2);
+        assert_eq!(
+            partial.left_out_lines(),
+            vec!["Left out 1 of 3 hunks in a.md: hunk 2 (line 4); applied hunk 1 (line 1), hunk 3 (line 6)"]
+        );
+        assert_eq!(partial.history_text(), "applied 2 of 2 files, leaving out 1 of 3 hunks in a.md");
+        let every = LeaveOut { hunks: [("a.md".to_string(), vec![1, 2, 3])].into(), ..Default::default() };
+        let (_, partial) = cs.select(&every).unwrap();
+        assert_eq!(partial.left_out_files, vec!["a.md"], "every hunk left out: the file is left out");
+        let bad = LeaveOut { hunks: [("a.md".to_string(), vec![4])].into(), ..Default::default() };
+        assert!(cs.select(&bad).unwrap_err().contains("hunk 4 of \"a.md\", which has hunks 1 to 3"));
+        let new = LeaveOut { hunks: [("new.md".to_string(), vec![1])].into(), ..Default::default() };
+        assert!(cs.select(&new).unwrap_err().contains("Leave out the whole file"));
     }
 }

@@ -975,7 +975,12 @@ files: Array<string>,
 /**
  * Single replacements, by file path and replacement id (`FileReplacement::id`).
  */
-replacements: { [key in string]?: Array<number> }, };
+replacements: { [key in string]?: Array<number> }, 
+/**
+ * Hunks of any text edit, by file path and hunk id (`FileReplacement::id` of a file whose
+ * pieces are hunks): each hunk is one run of changed lines of the file's diff.
+ */
+hunks?: { [key in string]?: Array<number> }, };
 
 /**
  * One replacement of an `ast_edit` file (`get_file_replacements`).
@@ -1011,10 +1016,20 @@ export type FileReplacements = { path: string,
  */
 replacements: Array<FileReplacement>, 
 /**
- * Why this file's replacements cannot be ticked one by one (not an `ast_edit` edit, or
- * restored after a restart): the file can still be left out whole.
+ * Why this file's replacements cannot be ticked one by one (a binary or very large
+ * file): the file can still be left out whole.
  */
-note: string | null, };
+note: string | null, 
+/**
+ * What the rows are: an `ast_edit` file's single replacements (left out by
+ * `LeaveOut::replacements`), or any other text edit's hunks (by `LeaveOut::hunks`).
+ */
+unit: PieceUnit, };
+
+/**
+ * What one ticked row of a file is.
+ */
+export type PieceUnit = "replacement" | "hunk";
 
 /**
  * Which side of a file's diff a comment is on (the engine's, the journal's, an agent's and
