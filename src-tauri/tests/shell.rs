@@ -126,7 +126,23 @@ fn every_command_is_callable_with_the_ui_argument_keys() {
 
     let tools = invoke(&app, "list_tools", json!({})).unwrap();
     let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, vec!["resolve", "set_policy", "ast_edit", "batch_rename_preview"]);
+    assert_eq!(
+        names,
+        vec![
+            "resolve",
+            "set_policy",
+            "await_decision",
+            "ast_edit",
+            "batch_rename_preview",
+            "write_file",
+            "edit_file",
+            "apply_patch",
+            "gate_edit"
+        ]
+    );
+    let hidden: Vec<&str> =
+        tools.as_array().unwrap().iter().filter(|t| t["hidden"] == true).map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(hidden, vec!["resolve", "set_policy", "await_decision", "gate_edit"], "hooks' tools are never offered");
     assert!(tools[1]["hidden"].as_bool().unwrap(), "set_policy is the policy switch's, not offered in Run tool");
 
     // A person's resolve must name the top; the one below is refused and nothing changes.
@@ -951,7 +967,7 @@ fn a_partial_apply_leaves_out_one_replacement_and_the_history_says_so() {
     let err = invoke(&app, "get_file_replacements", json!({"actionId": top, "path": "nope.ts"})).unwrap_err();
     assert_eq!(err["code"], "unknownFile");
     let renames = invoke(&app, "get_file_replacements", json!({"actionId": below, "path": "photos/p1.jpg"})).unwrap();
-    assert!(renames["note"].as_str().unwrap().starts_with("Single replacements cannot be left out"), "{renames}");
+    assert!(renames["note"].as_str().unwrap().starts_with("This file cannot be taken in part"), "{renames}");
 
     // A wrong id is refused with the action still on top and nothing written.
     let err = invoke(

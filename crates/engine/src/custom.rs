@@ -69,7 +69,7 @@ impl CustomToolPendingAction {
     ) -> Self {
         let change_set = Arc::new(change_set);
         let applied_text = applied_text.into();
-        let recipe = crate::stored::Recipe { applied_text: applied_text.clone(), discard_text: None };
+        let recipe = crate::stored::Recipe { applied_text: applied_text.clone(), discard_text: None, written_by: None };
         let cs = change_set.clone();
         let mut action = Self::new(label, move |_reason| {
             let cs = cs.clone();
@@ -118,6 +118,20 @@ impl CustomToolPendingAction {
         });
         if let Some(recipe) = self.recipe.as_mut() {
             recipe.discard_text = Some(text);
+        }
+        self
+    }
+
+    /// The change is written by `agent` itself, not by the desk: an outside agent's own edit
+    /// tool, held by a hook until the person decides. Apply then verifies every file against
+    /// the bytes the preview read (a file changed since makes the action stale, as for any
+    /// apply) and writes **nothing**; the decision says which bytes were approved
+    /// ([`ResolveDetails::approved`](crate::ResolveDetails)), and the undo record covers them
+    /// once the agent has written them. Only for an action made by
+    /// [`from_change_set`](Self::from_change_set); kept across a restart.
+    pub fn written_by_agent(mut self, agent: impl Into<String>) -> Self {
+        if let Some(recipe) = self.recipe.as_mut() {
+            recipe.written_by = Some(agent.into());
         }
         self
     }

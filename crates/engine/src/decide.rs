@@ -195,6 +195,8 @@ impl Decider {
             partial: None,
             review: review_of(&self.store, &top, resolve.review.as_ref())?.map(Box::new),
             edits: None,
+            written_by: top.written_by().map(str::to_string),
+            approved: None,
         };
         match resolve.choice {
             ResolveAction::Apply => self.apply(caller, &top, resolve, details).await,
@@ -279,12 +281,18 @@ impl Decider {
             actor: Some(caller.actor),
             client: caller.client.clone(),
         };
-        let run = match &write {
-            Some(cs) => {
+        let run = match (&write, top.written_by()) {
+            // Its agent writes it: checked against the disk, nothing written here.
+            (Some(cs), Some(agent)) => {
+                let proposed = top.change_set.clone();
+                details.approved = Some(approved_files(cs, proposed.as_deref()));
+                approve_change_set(&top.label, agent, cs.clone(), &details, self.workspace.clone()).boxed()
+            }
+            (Some(cs), None) => {
                 let whole_text = top.recipe.as_ref().map(|r| r.applied_text.clone()).unwrap_or_default();
                 apply_change_set(&top.label, cs.clone(), &details, whole_text, self.workspace.clone(), context).boxed()
             }
-            None => (top.apply)(reason.clone()),
+            (None, _) => (top.apply)(reason.clone()),
         };
         let failure = match AssertUnwindSafe(run).catch_unwind().await {
             Ok(Ok(result)) if !result.is_error => {
@@ -367,6 +375,64 @@ async fn apply_change_set(
     Ok(result)
 }
 
+/// Every file of `cs` with the bytes it may hold once its agent wrote it, the text included
+/// where it differs from the agent's own proposal (`proposed`).
+fn approved_files(cs: &ChangeSet, proposed: Option<&ChangeSet>) -> Vec<crate::resolve::ApprovedFile> {
+    use crate::changeset::Change;
+    let proposal_of = |path: &str| -> Option<&[u8]> {
+        proposed?.changes().iter().find(|c| c.path() == path).and_then(|c| match c {
+            Change::Edit { after, .. } => Some(&after[..]),
+            Change::Create { contents, .. } => Some(&contents[..]),
+            _ => None,
+        })
+    };
+    cs.changes()
+        .iter()
+        .map(|c| {
+            let after: Option<&[u8]> = match c {
+                Change::Edit { after, .. } => Some(after),
+                Change::Create { contents, .. } => Some(contents),
+                Change::Delete { .. } | Change::Rename { .. } => None,
+            };
+            crate::resolve::ApprovedFile {
+                path: c.path().to_string(),
+                blake3: after.map(|a| blake3::hash(a).to_hex().to_string()),
+                content: after
+                    .filter(|a| proposal_of(c.path()) != Some(a))
+                    .map(|a| String::from_utf8_lossy(a).into_owned()),
+            }
+        })
+        .collect()
+}
+
+/// The approval of a change its agent writes itself: every file checked against the bytes
+/// the preview read (a file changed since makes the action stale, named), then nothing
+/// written. The text says who writes what; then what was left out and the person's edits.
+async fn approve_change_set(
+    label: &str,
+    agent: &str,
+    cs: Arc<ChangeSet>,
+    details: &ResolveDetails,
+    ws: Arc<Workspace>,
+) -> Result<ToolResult, ToolError> {
+    tokio::task::spawn_blocking(move || cs.verify_on_disk(&ws))
+        .await
+        .map_err(|e| ToolError::Failed(format!("the check stopped unexpectedly: {e}; nothing was approved")))??;
+    let (partial, edits) = (details.partial.as_deref(), details.edits.as_deref());
+    let mut text = match (partial, edits) {
+        (None, None) => format!("Approved: {label}. {agent} writes it now, exactly as proposed."),
+        _ => {
+            let part = part_text(label, partial, edits);
+            let rest = part.split_once('\n').map(|(_, r)| format!("\n{r}")).unwrap_or_default();
+            format!("Approved with changes: {label}. {agent} writes the approved version now.{rest}")
+        }
+    };
+    if edits.is_some() {
+        text = text.replace("from your proposal to what was written", "from the proposal to what was approved");
+    }
+    Ok(ToolResult::text(text))
+}
+
 /// `Applied: <label>.` then what was left out, then the person's edits as diffs.
 fn part_text(label: &str, partial: Option<&PartialApply>, edits: Option<&[EditedFile]>) -> String {
     let mut lines = match edits {
@@ -411,7 +477,8 @@ impl Tool for ResolveTool {
         "Apply or discard the most recent pending preview (the top of the pending-action stack). \
          `action`: \"apply\" makes the previewed change persistent, \"discard\" drops it. \
          `reason`: why, in a sentence (required). Optional `leave_out` (apply only): \
-         `{\"files\": [paths], \"replacements\": {path: [ids]}}` applies the rest and discards what it names. \
+         `{\"files\": [paths], \"replacements\": {path: [ids]}, \"hunks\": {path: [ids]}}` applies the rest and discards what it names \
+         (hunks: the runs of changed lines of a file's diff, numbered from 1 in file order). \
          Optional `review`: `{\"request_changes\": true, \"comments\": [{\"path\", \"start_line\", \"text\"}]}` \
          (request_changes with \"discard\" only) sends line comments with the decision."
     }
@@ -427,7 +494,8 @@ impl Tool for ResolveTool {
                     "description": "optional, apply only: what to leave out (discarded in the same decision); the rest is applied",
                     "properties": {
                         "files": {"type": "array", "items": {"type": "string"}, "description": "workspace-relative paths from the action's file list"},
-                        "replacements": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}}, "description": "ast_edit only: file path -> ids of single replacements to leave out"}
+                        "replacements": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}}, "description": "ast_edit only: file path -> ids of single replacements to leave out"},
+                        "hunks": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}}, "description": "any text edit: file path -> ids of hunks to leave out (hunk n = the n-th run of changed lines in the file's diff)"}
                     },
                     "additionalProperties": false
                 },

@@ -67,11 +67,13 @@ pub mod workspace;
 
 pub use changeset::edits::{EditedFile, PersonEdit, EDITS_DIFF_BYTES};
 pub use changeset::{
+    hunks_of, LeaveOut, LeftOutHunks, LeftOutReplacements, PartialApply, Replacement, ReplacementRow, Replacements,
+};
+pub use changeset::{
     plural, recover, ActionCounts, ApplyContext, ApplyError, ApplyReport, Change, ChangeSet, ContentHash, EntryKind,
     FileChange, FileSummary, Recovery, RecoveryOutcome, Refusal, RefusalReason,
 };
 pub use changeset::{Affected, SincePreview};
-pub use changeset::{LeaveOut, LeftOutReplacements, PartialApply, Replacement, ReplacementRow, Replacements};
 pub use custom::{CustomToolApi, CustomToolPendingAction, ToolFactory};
 pub use diff::{language_for_path, DiffLine, DiffLineKind, FileDiff, Hunk};
 pub use limits::{PendingLimits, MAX_PENDING_ENV, MAX_PENDING_MIB_ENV};
@@ -80,7 +82,7 @@ pub use pending::{
     RenameStatus, Round, StoreChange, StoreEvent,
 };
 pub use registry::{RegistryError, ToolRegistry, ToolSpec};
-pub use resolve::{label_parts, render_resolve_header, ResolveAction, ResolveDetails, RESOLVE_TOOL_NAME};
+pub use resolve::{label_parts, render_resolve_header, ApprovedFile, ResolveAction, ResolveDetails, RESOLVE_TOOL_NAME};
 /// The `snake_case` form of a shared word, for what agents read (`#[serde(with = ...)]`).
 pub use resolve_protocol::snake;
 pub use review::{Comment, CommentDraft, CommentError, CommentSide, Review, ReviewRequest};
@@ -88,7 +90,8 @@ pub use rounds::{EarlierComment, ReviewState, StoredRound};
 pub use session::lean;
 pub use session::{
     Actor, CallRecord, HistoryEntry, Observer, Resolve, ResolveOutcome, ResolvePolicy, RestoreReport, Session,
-    ToolCall, ToolChoice, TranscriptEntry, Undo, UndoOutcome, PREVIEW_REMINDER, SET_POLICY_TOOL_NAME,
+    ToolCall, ToolChoice, TranscriptEntry, Undo, UndoOutcome, AWAIT_DECISION_TOOL_NAME, PREVIEW_REMINDER,
+    SET_POLICY_TOOL_NAME,
 };
 pub use staleness::{recheck, Recheck};
 pub use stored::{Persist, PersistFn, PreviewedFile, StoredAction, StoredBody, ORPHANED_MESSAGE};

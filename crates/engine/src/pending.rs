@@ -64,6 +64,12 @@ impl std::fmt::Debug for PendingAction {
 }
 
 impl PendingAction {
+    /// The agent that writes this change itself once approved (an outside agent's gated
+    /// edit), if it is one; see [`crate::CustomToolPendingAction::written_by_agent`].
+    pub fn written_by(&self) -> Option<&str> {
+        self.recipe.as_ref()?.written_by.as_deref()
+    }
+
     /// See [`ActionKind`]: a rename table wins over the change set that carries it out.
     pub fn kind(&self) -> ActionKind {
         if self.renames.is_some() {
@@ -727,6 +733,7 @@ impl PendingAction {
                 renames: self.renames.as_ref().map(|r| r.to_vec()),
                 applied_text: recipe.applied_text.clone(),
                 discard_text: recipe.discard_text.clone(),
+                written_by: recipe.written_by.clone(),
                 replacements: cs
                     .changes()
                     .iter()

@@ -3,6 +3,8 @@
 //! a decision ([`ResolveDetails`]), and how a decision reads in a history. The decision
 //! itself is made by the typed core, `crate::decide`.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -37,6 +39,25 @@ pub struct ResolveDetails {
     /// written. `None` when the person edited nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edits: Option<Vec<EditedFile>>,
+    /// The agent that writes an approved change itself (an outside agent's gated edit); with
+    /// an apply, nothing was written by the desk and `approved` says what the agent may write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_by: Option<String>,
+    /// For an approved change its agent writes: every file, with what it may hold afterwards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved: Option<Vec<ApprovedFile>>,
+}
+
+/// One file of an approved change that its agent writes itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovedFile {
+    pub path: String,
+    /// The BLAKE3 (hex) of the bytes it may hold afterwards; `None` when it is deleted.
+    pub blake3: Option<String>,
+    /// Those bytes as text, when they differ from what the agent proposed (the person took
+    /// part of it, or edited it); `None` when the agent's own proposal was approved as is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
 }
 
 impl ResolveDetails {
@@ -230,17 +251,18 @@ impl Resolve {
     }
 }
 
-/// Reads `leave_out`: `{"files": ["a.ts"], "replacements": {"src/x.ts": [3, 7]}}`.
+/// Reads `leave_out`: `{"files": ["a.ts"], "replacements": {"src/x.ts": [3, 7]}, "hunks": {"b.md": [2]}}`.
 fn parse_leave_out(value: &Value) -> Result<LeaveOut, ToolError> {
     let invalid = |message: String| ToolError::InvalidParams(message);
-    const SHAPE: &str = "{\"files\": [\"src/a.ts\"], \"replacements\": {\"src/x.ts\": [3, 7]}}";
+    const SHAPE: &str =
+        "{\"files\": [\"src/a.ts\"], \"replacements\": {\"src/x.ts\": [3, 7]}, \"hunks\": {\"notes.md\": [2]}}";
     let Value::Object(obj) = value else {
         return Err(invalid(format!(
             "`leave_out` must be an object like {SHAPE}, got {}.",
             crate::params::quote(value)
         )));
     };
-    crate::params::check_known_keys(RESOLVE_TOOL_NAME, "leave_out", obj, &["files", "replacements"])?;
+    crate::params::check_known_keys(RESOLVE_TOOL_NAME, "leave_out", obj, &["files", "replacements", "hunks"])?;
     let mut leave_out = LeaveOut::default();
     match obj.get("files") {
         None | Some(Value::Null) => {}
@@ -264,13 +286,22 @@ fn parse_leave_out(value: &Value) -> Result<LeaveOut, ToolError> {
             )))
         }
     }
-    match obj.get("replacements") {
+    leave_out.replacements = parse_id_map(obj.get("replacements"), "replacements", "replacement")?;
+    leave_out.hunks = parse_id_map(obj.get("hunks"), "hunks", "hunk")?;
+    Ok(leave_out)
+}
+
+/// Reads `leave_out.replacements` or `leave_out.hunks`: a file → the ids to leave out.
+fn parse_id_map(value: Option<&Value>, key: &str, unit: &str) -> Result<BTreeMap<String, Vec<u32>>, ToolError> {
+    let invalid = |message: String| ToolError::InvalidParams(message);
+    let mut out = BTreeMap::new();
+    match value {
         None | Some(Value::Null) => {}
         Some(Value::Object(map)) => {
             for (path, ids) in map {
                 let bad = |v: &Value| {
                     invalid(format!(
-                        "`leave_out.replacements[\"{path}\"]` must be a list of replacement ids (whole numbers from 1), got {}.",
+                        "`leave_out.{key}[\"{path}\"]` must be a list of {unit} ids (whole numbers from 1), got {}.",
                         crate::params::quote(v)
                     ))
                 };
@@ -282,17 +313,17 @@ fn parse_leave_out(value: &Value) -> Result<LeaveOut, ToolError> {
                         None => return Err(bad(item)),
                     }
                 }
-                leave_out.replacements.insert(path.clone(), list);
+                out.insert(path.clone(), list);
             }
         }
         Some(other) => {
             return Err(invalid(format!(
-                "`leave_out.replacements` must map a file to the ids of its replacements to leave out, like {SHAPE}, got {}.",
+                "`leave_out.{key}` must map a file to the ids of its {unit}s to leave out, like {{\"src/x.ts\": [2, 3]}}, got {}.",
                 crate::params::quote(other)
             )))
         }
     }
-    Ok(leave_out)
+    Ok(out)
 }
 
 /// Reads `edits`: `[{"path": "src/a.ts", "text": "the whole new text"}]`.
@@ -457,6 +488,8 @@ mod tests {
             partial: None,
             review: None,
             edits: None,
+            written_by: None,
+            approved: None,
         }
     }
 

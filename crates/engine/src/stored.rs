@@ -39,6 +39,10 @@ pub const ORPHANED_MESSAGE: &str =
 pub(crate) struct Recipe {
     pub applied_text: String,
     pub discard_text: Option<String>,
+    /// The agent that writes the change itself once the person approves it (an outside
+    /// agent's own edit tool, gated by a hook): Apply then checks the files and writes
+    /// nothing (see [`CustomToolPendingAction::written_by_agent`](crate::CustomToolPendingAction::written_by_agent)).
+    pub written_by: Option<String>,
 }
 
 /// A pending action as data: everything needed to show it again and, for a change set, to
@@ -74,6 +78,8 @@ pub enum StoredBody {
         /// The single replacements of its `ast_edit` edits, by path (partial apply; empty
         /// when none). Re-attached on restore only if they still rebuild the edit exactly.
         replacements: Vec<(String, crate::changeset::Replacements)>,
+        /// The agent that writes it itself once approved (an outside agent's gated edit).
+        written_by: Option<String>,
     },
     /// A closure that could not be stored: restored as [`ActionStatus::Orphaned`](crate::ActionStatus::Orphaned).
     Orphaned,

@@ -260,6 +260,20 @@ impl Waits {
         mine
     }
 
+    /// Takes the decisions kept for `client` on `action_id` (delivered: forgotten); the
+    /// client's others stay kept.
+    pub fn take_action(&self, client: &str, action_id: &str) -> Vec<Delivery> {
+        let mut inner = self.lock();
+        let (mine, rest): (Vec<Delivery>, Vec<Delivery>) = std::mem::take(&mut inner.mailbox)
+            .into_iter()
+            .partition(|d| d.client == client && d.action_id == action_id);
+        inner.mailbox = rest;
+        for d in &mine {
+            self.persist(MailboxChange::Delivered(d.id.clone()));
+        }
+        mine
+    }
+
     /// Decisions kept and not yet delivered (every client), oldest first.
     pub fn mailbox(&self) -> Vec<Delivery> {
         self.lock().mailbox.clone()

@@ -381,7 +381,7 @@ async fn invalid_params_never_reach_the_tool() {
     assert!(r.text_content().contains("`n`"), "{}", r.text_content());
     assert_eq!(s.store().len(), 0);
     let r = s.call(Actor::Agent, "nope", json!({})).await;
-    assert_eq!(r.text_content(), "Unknown tool `nope`. Known tools: resolve, set_policy, mine.");
+    assert_eq!(r.text_content(), "Unknown tool `nope`. Known tools: resolve, set_policy, await_decision, mine.");
 }
 
 #[tokio::test]

@@ -88,6 +88,8 @@ impl Decision {
             review: self.review.clone().map(Box::new),
             // The edits' diff is in the result text, which the journal keeps.
             edits: None,
+            written_by: None,
+            approved: None,
         };
         HistoryEntry {
             header: render_resolve_header(&details, self.is_error, &self.text),

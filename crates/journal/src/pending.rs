@@ -97,16 +97,20 @@ impl Journal {
     pub fn save_pending(&self, workspace: &str, action: &StoredAction) -> Result<(), JournalError> {
         let mut conn = self.lock();
         let tx = conn.transaction()?;
-        let (body, applied_text, discard_text, renames) = match &action.body {
-            StoredBody::ChangeSet { renames, applied_text, discard_text, .. } => {
-                ("change_set", Some(applied_text.as_str()), discard_text.as_deref(), renames.as_ref().and_then(to_json))
-            }
-            StoredBody::Orphaned => ("orphaned", None, None, None),
+        let (body, applied_text, discard_text, renames, written_by) = match &action.body {
+            StoredBody::ChangeSet { renames, applied_text, discard_text, written_by, .. } => (
+                "change_set",
+                Some(applied_text.as_str()),
+                discard_text.as_deref(),
+                renames.as_ref().and_then(to_json),
+                written_by.as_deref(),
+            ),
+            StoredBody::Orphaned => ("orphaned", None, None, None, None),
         };
         let inserted = tx.execute(
             "INSERT INTO pending_actions (workspace, action_id, label, source_tool_name, details, created_at_ms,
-                 origin, pushed_by, body, applied_text, discard_text, renames, comments, review)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                 origin, pushed_by, body, applied_text, discard_text, renames, comments, review, written_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
              ON CONFLICT (workspace, action_id) DO NOTHING",
             params![
                 workspace,
@@ -123,6 +127,7 @@ impl Journal {
                 renames,
                 comments_json(&action.comments),
                 review_json(&action.review),
+                written_by,
             ],
         )?;
         if inserted == 1 {
@@ -287,7 +292,7 @@ impl Journal {
         let conn = self.lock();
         let mut stmt = conn.prepare(&format!(
             "SELECT seq, action_id, label, source_tool_name, details, created_at_ms, origin, pushed_by, body,
-                    applied_text, discard_text, renames, comments, review, prior_round
+                    applied_text, discard_text, renames, comments, review, prior_round, written_by
              FROM pending_actions WHERE workspace = ?1 AND prior_round IS {} ORDER BY seq",
             if rounds { "NOT NULL" } else { "NULL" }
         ))?;
@@ -301,6 +306,7 @@ impl Journal {
             Option<String>,
             Option<String>,
             String,
+            Option<String>,
             Option<String>,
             Option<String>,
             Option<String>,
@@ -326,6 +332,7 @@ impl Journal {
                     r.get(12)?,
                     r.get(13)?,
                     r.get(14)?,
+                    r.get(15)?,
                 ))
             })?
             .collect::<Result<_, _>>()?;
@@ -346,6 +353,7 @@ impl Journal {
             comments,
             review,
             prior_round,
+            written_by,
         ) in rows
         {
             let body = match (body.as_str(), applied) {
@@ -362,6 +370,7 @@ impl Journal {
                                 renames,
                                 applied_text,
                                 discard_text: discard,
+                                written_by,
                             },
                             None => StoredBody::Orphaned,
                         }
@@ -588,6 +597,7 @@ mod tests {
                 }]),
                 applied_text: "Applied 1 replacement in 1 file.".into(),
                 discard_text: Some("Discarded batch rename of 1 file.".into()),
+                written_by: Some("Claude Code".into()),
                 replacements: vec![("src/a.ts".into(), {
                     let mut r = resolve_engine::Replacements::new();
                     r.push(1, 0, 3, b"ONE");
@@ -648,8 +658,13 @@ mod tests {
         assert_eq!(back[0].details, a.details);
         assert_eq!(back[0].pushed_by.as_deref(), Some("claude-code"));
         match &back[0].body {
-            StoredBody::ChangeSet { renames, applied_text, discard_text, replacements, .. } => {
+            StoredBody::ChangeSet { renames, applied_text, discard_text, replacements, written_by, .. } => {
                 let StoredBody::ChangeSet { replacements: saved, .. } = &a.body else { unreachable!() };
+                assert_eq!(
+                    written_by.as_deref(),
+                    Some("Claude Code"),
+                    "an agent's gated edit stays the agent's to write"
+                );
                 assert_eq!(replacements, saved, "an ast_edit file's replacements survive (partial apply)");
                 assert_eq!(renames.as_ref().unwrap()[0].to, "photo-1.png");
                 assert_eq!(applied_text, "Applied 1 replacement in 1 file.");

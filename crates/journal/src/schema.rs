@@ -117,6 +117,9 @@ pub const MIGRATIONS: &[&str] = &[
     // stays in pending_actions (its changes are the previous proposal) with its round (JSON of
     // `StoredRound`) until its agent answers; NULL for every pending action.
     "ALTER TABLE pending_actions ADD COLUMN prior_round TEXT;",
+    // an outside agent's gated edit (issue 39): the agent that writes the change itself once
+    // the person approves it; NULL for the desk's own changes.
+    "ALTER TABLE pending_actions ADD COLUMN written_by TEXT;",
 ];
 
 /// The schema version this build writes.

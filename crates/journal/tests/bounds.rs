@@ -34,6 +34,7 @@ fn big_action(id: &str, size: usize) -> StoredAction {
             applied_text: "Wrote it.".into(),
             discard_text: None,
             replacements: Vec::new(),
+            written_by: None,
         },
         comments: Vec::new(),
         review: Default::default(),

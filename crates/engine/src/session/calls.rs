@@ -130,6 +130,10 @@ impl Session {
             let resolve = found.and_then(|_| Resolve::parse(&params));
             return self.resolve_traced(actor, ctx, call, resolve).await;
         }
+        if tool == super::AWAIT_DECISION_TOOL_NAME && !self.is_closed() {
+            let wait = found.and_then(|_| super::await_decision::AwaitDecision::parse(&params));
+            return self.await_traced(actor, ctx, call, wait).await;
+        }
         let pushed = Arc::new(Mutex::new(Vec::new()));
         let result = match found {
             _ if self.is_closed() => ToolResult::from_error(&self.closed_error()),
@@ -201,6 +205,74 @@ impl Session {
             }
         };
         self.finish_call(done)
+    }
+
+    /// An `await_decision`: the decision on one action. Already decided in this session: that
+    /// decision. Pending, an agent under the `human` policy: it proposes "apply" on it and
+    /// waits for the person, wherever the action is on the stack. Otherwise it is decided as
+    /// the caller's `resolve` would (on top only).
+    async fn await_traced(
+        &self,
+        actor: Actor,
+        ctx: ToolContext,
+        call: ToolCall,
+        wait: Result<super::await_decision::AwaitDecision, ToolError>,
+    ) -> CallRecord {
+        let wait = match wait {
+            Ok(w) => w,
+            Err(err) => return self.finish_call(Finished::new(&ctx, actor, call, ToolResult::from_error(&err))),
+        };
+        let resolve = Resolve {
+            choice: crate::resolve::ResolveAction::Apply,
+            reason: wait.reason.clone(),
+            expected_id: Some(wait.action_id.clone()),
+            leave_out: None,
+            edits: Vec::new(),
+            review: None,
+        };
+        if self.store.info(&wait.action_id).is_none() {
+            let mut done = Finished::new(&ctx, actor, call, ToolResult::empty());
+            done.result = match self.decided_in_transcript(&wait.action_id) {
+                Some((result, details, by, call_id)) => {
+                    done.relay_of = Some(call_id);
+                    crate::decide::relayed_result(&result, &details, by)
+                }
+                None => ToolResult::from_error(&ToolError::InvalidParams(format!(
+                    "{} is not pending and was not decided in this session of the desk (it may have been decided                      before the desk restarted): push the change again.",
+                    wait.action_id
+                ))),
+            };
+            return self.finish_call(done);
+        }
+        if actor == Actor::Agent && self.policy() == ResolvePolicy::Human {
+            let mut done = Finished::new(&ctx, actor, call, ToolResult::empty());
+            done.result = match self.relay_on(&ctx, resolve, Some(&wait.action_id)).await {
+                Ok(relayed) => {
+                    done.relay_of = Some(relayed.call_id.clone());
+                    if relayed.is_decision() {
+                        done.decided_by = Some(relayed.actor.unwrap_or(Actor::Person));
+                        done.decision = relayed.details;
+                    }
+                    relayed.result
+                }
+                Err(err) => ToolResult::from_error(&err),
+            };
+            return self.finish_call(done);
+        }
+        self.resolve_traced(actor, ctx, call, Ok(resolve)).await
+    }
+
+    /// The last decision this session made on `action_id`: its result, details, who decided
+    /// and the deciding call.
+    fn decided_in_transcript(
+        &self,
+        action_id: &str,
+    ) -> Option<(ToolResult, crate::resolve::ResolveDetails, Actor, String)> {
+        let transcript = self.transcript.lock().unwrap_or_else(|p| p.into_inner());
+        transcript.iter().rev().find_map(|e| {
+            let d = e.decision.as_ref().filter(|d| d.action_id == action_id && e.relay_of.is_none())?;
+            Some((e.result.clone(), d.clone(), e.actor, e.call_id.clone()))
+        })
     }
 
     /// Records a finished call: decisions kept for an agent come first in what it sees, a

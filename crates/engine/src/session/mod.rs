@@ -5,6 +5,7 @@
 //! [`Session::call`]: parameters are validated, the call is recorded in the transcript, and
 //! actions pushed during it remember the call that produced them.
 
+mod await_decision;
 mod calls;
 pub mod lean;
 mod policy;
@@ -14,6 +15,7 @@ mod review;
 mod transcript;
 mod undo;
 
+pub use await_decision::AWAIT_DECISION_TOOL_NAME;
 pub use calls::{CallRecord, ResolveOutcome};
 pub use restore::RestoreReport;
 pub use transcript::{HistoryEntry, TranscriptEntry};
@@ -105,6 +107,9 @@ impl Session {
         registry
             .register(Arc::new(SetPolicyTool { policy: policy.clone(), store: store.clone() }))
             .expect("a registry with only resolve accepts set_policy");
+        registry
+            .register(Arc::new(await_decision::AwaitDecisionTool))
+            .expect("a registry with resolve and set_policy accepts await_decision");
         Ok(Self {
             workspace,
             store,
@@ -183,7 +188,7 @@ impl Session {
     /// Removes a loaded tool at runtime (an external tool whose folder was removed or
     /// edited); false when no tool has that name. `resolve` and `set_policy` stay.
     pub fn unload(&self, name: &str) -> bool {
-        if name == RESOLVE_TOOL_NAME || name == SET_POLICY_TOOL_NAME {
+        if name == RESOLVE_TOOL_NAME || name == SET_POLICY_TOOL_NAME || name == AWAIT_DECISION_TOOL_NAME {
             return false;
         }
         let removed = self.registry.write().unwrap_or_else(|p| p.into_inner()).unregister(name);

@@ -77,9 +77,24 @@ impl Session {
     /// decided). Cancelling the call leaves the action pending with the proposal; a later
     /// decision is kept for the agent.
     pub(super) async fn relay_resolve(&self, ctx: &ToolContext, params: Resolve) -> Result<Relayed, ToolError> {
+        self.relay_on(ctx, params, None).await
+    }
+
+    /// [`relay_resolve`](Self::relay_resolve) on the top action (`target` `None`), or on the
+    /// pending action `target` wherever it is on the stack (`await_decision`): then only a
+    /// decision kept for this agent on that action is delivered.
+    pub(super) async fn relay_on(
+        &self,
+        ctx: &ToolContext,
+        params: Resolve,
+        target: Option<&str>,
+    ) -> Result<Relayed, ToolError> {
         params.check()?;
         if let Some(client) = &ctx.client {
-            let kept = self.waits.take(client);
+            let kept = match target {
+                None => self.waits.take(client),
+                Some(id) => self.waits.take_action(client, id),
+            };
             if !kept.is_empty() {
                 let last = kept.last().map(|d| d.call_id.clone()).unwrap_or_default();
                 let details = kept.last().and_then(Delivery::decision);
@@ -94,8 +109,16 @@ impl Session {
         // Register before proposing, so no decision slips in between; watch the store for a
         // removal without a decision (pop, clear).
         let mut events = self.store.subscribe();
-        let top = self.store.peek().ok_or(ToolError::NoPendingAction)?;
-        params.check_top(&top.id, &top.label)?;
+        let top = match target {
+            None => {
+                let top = self.store.peek().ok_or(ToolError::NoPendingAction)?;
+                params.check_top(&top.id, &top.label)?;
+                top
+            }
+            Some(id) => self.store.info(id).ok_or_else(|| {
+                ToolError::InvalidParams(format!("{id} is not pending any more; push the change again."))
+            })?,
+        };
         let registration = self.waits.register(&top.id, ctx.client.clone());
         let proposal = Proposal {
             choice: params.choice,

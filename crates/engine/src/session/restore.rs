@@ -128,7 +128,8 @@ impl Session {
             };
             (action, ActionStatus::Orphaned { message: ORPHANED_MESSAGE.to_string() })
         };
-        let StoredBody::ChangeSet { changes, renames, applied_text, discard_text, replacements } = body else {
+        let StoredBody::ChangeSet { changes, renames, applied_text, discard_text, replacements, written_by } = body
+        else {
             return orphan(label, details);
         };
         let Some(mut change_set) = rebuild_change_set(&changes) else {
@@ -151,6 +152,9 @@ impl Session {
         }
         if let Some(rows) = renames {
             built = built.with_renames(rows);
+        }
+        if let Some(agent) = written_by {
+            built = built.written_by_agent(agent);
         }
         let (apply, reject, change_set, renames, recipe) = built.into_parts();
         let action = PendingAction {

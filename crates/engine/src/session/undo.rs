@@ -98,6 +98,8 @@ impl Session {
             partial: None,
             review: None,
             edits: None,
+            written_by: None,
+            approved: None,
         };
         let mut text = format!(
             "{done}: {}. {} back as {} before.",
