@@ -31,14 +31,9 @@ pub fn open_journal(data_dir: &Path, notices: &Arc<Notices>) -> Option<Arc<Write
     }
 }
 
-/// `$XDG_DATA_HOME/resolve-desk`, else `~/.local/share/resolve-desk`.
-pub fn default_data_dir() -> PathBuf {
-    std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("resolve-desk")
-}
+/// `$XDG_DATA_HOME/resolve-desk`, else `~/.local/share/resolve-desk` (one definition for
+/// the window and `rdesk hook`).
+pub use resolve_desk_core::journal::default_data_dir;
 
 /// Recent workspaces, most recent first, kept in `recent-workspaces.json` (written
 /// atomically). A missing or unreadable file is an empty list, never an error.

@@ -29,6 +29,7 @@ use resolve_engine::{Actor, ResolvePolicy};
 mod agent;
 mod ast_edit;
 mod builtin;
+mod connect;
 mod manual;
 mod mcp;
 mod recovery;
@@ -78,6 +79,12 @@ enum Command {
     /// Serve Resolve Desk to a coding agent over MCP on stdio (joins the desk window).
     #[command(long_about = mcp::MCP_HELP)]
     Mcp(mcp::McpArgs),
+    /// Wire an agent you run (Claude Code) so that every edit it makes waits in the desk.
+    #[command(long_about = connect::SETUP_HELP)]
+    Setup(connect::SetupArgs),
+    /// An agent's edit hook (written by `rdesk setup`): reads the agent's hook JSON on stdin,
+    /// holds the edit in the desk until it is decided, prints the agent's answer.
+    Hook(connect::HookArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(long_about = manual::COMPLETIONS_HELP)]
     Completions(manual::CompletionsArgs),
@@ -162,6 +169,8 @@ fn main() -> ExitCode {
         Command::Agent(args) => runtime.block_on(agent::run(args)),
         Command::Mcp(args) => runtime.block_on(mcp::run(args)),
         Command::ServeSocket(args) => runtime.block_on(mcp::serve_socket(args)),
+        Command::Setup(args) => connect::setup(args),
+        Command::Hook(args) => runtime.block_on(connect::hook(args)),
         Command::Completions(args) => manual::completions(args, Cli::command()),
         Command::Man(args) => manual::man(args, Cli::command()),
     }

@@ -9,9 +9,9 @@
 //!   socket like the app does, without a window, until SIGTERM/SIGINT.
 
 use std::path::{Path, PathBuf};
-use std::process::{ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use resolve_engine::{ResolvePolicy, Session};
@@ -27,13 +27,13 @@ pub enum Policy {
 }
 
 impl Policy {
-    fn engine(self) -> ResolvePolicy {
+    pub(crate) fn engine(self) -> ResolvePolicy {
         match self {
             Policy::Human => ResolvePolicy::Human,
             Policy::Agent => ResolvePolicy::Agent,
         }
     }
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Policy::Human => "human",
             Policy::Agent => "agent",
@@ -141,10 +141,10 @@ pub async fn run(args: McpArgs) -> ExitCode {
     // started in its place.
     let stream = match resolve_mcp::connect_checked(&path).await {
         Ok(Some(stream)) => stream,
-        Ok(None) => match start_desk(&root, args.policy, &path).await {
+        Ok(None) => match resolve_connect::join::start_desk(&root, args.policy.map(Policy::as_str)).await {
             Ok(stream) => stream,
             Err(e) => {
-                eprintln!("rdesk mcp: {e}");
+                eprintln!("rdesk mcp: {e} (Without a window: `rdesk mcp --headless --policy agent`.)");
                 return ExitCode::from(1);
             }
         },
@@ -187,91 +187,6 @@ fn open_journal(data_dir: &Path, prog: &str) -> Result<Arc<resolve_journal::Writ
         }
     });
     resolve_desk_core::journal::open_writer(data_dir, report).map_err(|e| e.to_string())
-}
-
-/// How long `rdesk mcp` waits for a desk it started to open its socket.
-const START_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// The desk binary: `RESOLVE_DESK_BIN`, else `resolve-desk` beside this executable, else on PATH.
-fn desk_binary() -> PathBuf {
-    if let Some(bin) = std::env::var_os("RESOLVE_DESK_BIN").filter(|b| !b.is_empty()) {
-        return PathBuf::from(bin);
-    }
-    if let Some(beside) = std::env::current_exe().ok().and_then(|e| e.parent().map(|d| d.join("resolve-desk"))) {
-        if beside.is_file() {
-            return beside;
-        }
-    }
-    PathBuf::from("resolve-desk")
-}
-
-/// Starts `resolve-desk ROOT` detached (own session, stdio to /dev/null) and waits until its
-/// socket accepts connections; returns that (checked) connection. When a desk is already
-/// running for this user, `resolve-desk ROOT` joins it (ROOT opens beside its other folders)
-/// and exits once ROOT's socket is up.
-async fn start_desk(root: &Path, policy: Option<Policy>, socket: &Path) -> Result<tokio::net::UnixStream, String> {
-    use std::os::unix::process::CommandExt;
-    let bin = desk_binary();
-    let mut cmd = std::process::Command::new(&bin);
-    cmd.arg(root).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
-    if let Some(p) = policy {
-        cmd.args(["--policy", p.as_str()]);
-    }
-    // SAFETY: setsid is async-signal-safe; the desk must outlive this agent's process group.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::setsid();
-            Ok(())
-        });
-    }
-    let mut child = cmd.spawn().map_err(|e| {
-        format!(
-            "no Resolve Desk window has {} open, and starting `{}` failed: {e}. Install Resolve Desk (or set \
-             RESOLVE_DESK_BIN), or use `rdesk mcp --headless --policy agent`.",
-            root.display(),
-            bin.display()
-        )
-    })?;
-    let deadline = Instant::now() + START_TIMEOUT;
-    loop {
-        match resolve_mcp::connect_checked(socket).await {
-            Ok(Some(stream)) => {
-                // The child keeps running on its own; reap it in the background if it exits early.
-                std::thread::spawn(move || child.wait());
-                return Ok(stream);
-            }
-            Ok(None) => {}
-            // Another user's socket appeared meanwhile: never talk to it.
-            Err(e) => return Err(e.to_string()),
-        }
-        if let Ok(Some(status)) = child.try_wait() {
-            // A desk was already running (for another folder): `resolve-desk ROOT` had it open
-            // ROOT beside its other folders and exited; the socket is up by then.
-            if status.success() {
-                if let Ok(Some(stream)) = resolve_mcp::connect_checked(socket).await {
-                    return Ok(stream);
-                }
-            }
-            return Err(format!(
-                "started `{} {}` but it exited ({status}) before opening its socket {}. Run it yourself to see why.",
-                bin.display(),
-                root.display(),
-                socket.display()
-            ));
-        }
-        if Instant::now() >= deadline {
-            return Err(format!(
-                "started `{} {}` but its socket {} did not appear within {} s. Is a display available? Start the desk \
-                 yourself, or use `rdesk mcp --headless --policy agent`.",
-                bin.display(),
-                root.display(),
-                socket.display(),
-                START_TIMEOUT.as_secs()
-            ));
-        }
-        // Polling the socket with a deadline: the desk gives no other signal that it is up.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 #[derive(Args, Debug)]

@@ -76,3 +76,14 @@ pub fn record_recovery(journal: &Writer, root: &str, recovery: &Recovery) {
         journal.record(Decision::interrupted(root, recovery));
     }
 }
+
+/// The window's data folder: `$XDG_DATA_HOME/resolve-desk`, else
+/// `~/.local/share/resolve-desk` (its journal is where `rdesk hook` records decisions made
+/// without a window, so the History shows them).
+pub fn default_data_dir() -> std::path::PathBuf {
+    std::env::var_os("XDG_DATA_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("resolve-desk")
+}

@@ -241,7 +241,8 @@ const ANNOUNCED_SCHEMA_BYTES: usize = 2048;
 fn resolve_description(policy: ResolvePolicy, wait: Duration) -> String {
     let params = "`action`: \"apply\" or \"discard\"; `reason`: why, in a sentence (required); optional \
                   `expected_id`: the id of the action you reviewed; optional `leave_out` (apply only): \
-                  `{\"files\": [paths], \"replacements\": {path: [ids]}}` applies the rest and discards what it names.";
+                  `{\"files\": [paths], \"replacements\": {path: [ids]}, \"hunks\": {path: [ids]}}` applies the rest and \
+                  discards what it names (hunk n: the n-th run of changed lines of a file's diff).";
     match policy {
         ResolvePolicy::Human => format!(
             "Waits for the person's decision on the top pending action (the most recent preview). In this desk the \

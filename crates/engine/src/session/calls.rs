@@ -259,6 +259,10 @@ impl Session {
             };
             return self.finish_call(done);
         }
+        // Decided here as a `resolve` of the caller's (the History, undo and the journal see a
+        // resolve, as for any other decision).
+        let _ = call;
+        let call = ToolCall { tool: RESOLVE_TOOL_NAME.to_string(), params: resolve.to_params() };
         self.resolve_traced(actor, ctx, call, Ok(resolve)).await
     }
 
