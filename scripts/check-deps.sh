@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for pkg in resolve-engine resolve-desk-core resolve-protocol resolve-agent resolve-cli resolve-journal resolve-mcp resolve-watch resolve-external resolve-tool-ast-edit resolve-tool-batch-rename resolve-scenarios; do
+for pkg in resolve-engine resolve-desk-core resolve-protocol resolve-agent resolve-cli resolve-journal resolve-mcp resolve-watch resolve-external resolve-tool-ast-edit resolve-tool-batch-rename resolve-tool-text-edit resolve-connect resolve-userfile resolve-scenarios; do
   if cargo tree -p "$pkg" -e normal,build --prefix none 2>/dev/null | grep -qE '^(tauri|wry|webkit2gtk)[ -]'; then
     echo "check-deps: $pkg depends on tauri/wry/webkit; only the desktop app may" >&2
     status=1
@@ -21,6 +21,11 @@ if cargo tree -p resolve-protocol -e normal --prefix none | grep -v '^resolve-pr
   echo "check-deps: resolve-protocol depends on a crate of ours; it is the ground floor" >&2
   status=1
 fi
+# The user-file module is below everything: it depends on no crate of ours.
+if cargo tree -p resolve-userfile -e normal --prefix none | grep -v '^resolve-userfile ' | grep -qE '^resolve-'; then
+  echo "check-deps: resolve-userfile depends on a crate of ours; it is below them all" >&2
+  status=1
+fi
 # File-level rules (ARCHITECTURE.md's "never imports" column), so the map cannot drift.
 never() {  # never WHAT PATTERN PATH...: fails when a file under PATH names PATTERN
   local what=$1 pattern=$2; shift 2
@@ -35,7 +40,8 @@ never() {  # never WHAT PATTERN PATH...: fails when a file under PATH names PATT
 never "the change set never names the session, the stack or resolve (it writes files, nothing more)" \
   'crate::(session|pending|resolve|registry|waits|stored|staleness|custom)\b' crates/engine/src/changeset
 never "nothing below the shell uses tauri" '(^|[^a-z_])(use tauri|tauri::)' crates tools tests/tests
-never "the desk never uses a front end (mcp, cli)" 'resolve_(mcp|cli)::' crates/desk/src
+never "the desk never uses a front end (mcp, cli, connect)" 'resolve_(mcp|cli|connect)::' crates/desk/src
+never "the engine and the tools know no outside agent" 'resolve_connect::|Claude' crates/engine/src tools/ast-edit/src tools/batch-rename/src
 never "the journal, watcher, external tools and agent never use the desk" 'resolve_desk_core::' crates/journal crates/watch crates/external crates/agent crates/mcp
 never "below the session, the engine's modules never name the session (it is the top: calls, relays, restores, undo)" \
   'crate::session\b' crates/engine/src/{changeset,pending.rs,stored.rs,undo.rs,review.rs,rounds.rs,staleness.rs,waits.rs,resolve.rs,decide.rs,custom.rs,tool.rs,vocab.rs,workspace.rs}

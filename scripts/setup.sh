@@ -62,6 +62,17 @@ if [ ! -x .venv/bin/python ] || [ "$PY_REQS" -nt .venv/.installed ]; then
   touch .venv/.installed
 fi
 
+# The real agents the desk is wired to, pinned (tests/e2e/claude-code.test.js): Claude Code
+# from npm, and fakellm (PyPI) in a venv of its own to play its model.
+install_npm tests/agents
+AGENT_REQS=tests/agents/requirements.txt
+if [ ! -x tests/agents/.venv/bin/fakellm ] || [ "$AGENT_REQS" -nt tests/agents/.venv/.installed ]; then
+  echo "setup: installing the scripted model server (tests/agents/.venv, $AGENT_REQS)"
+  python3 -m venv tests/agents/.venv
+  tests/agents/.venv/bin/pip install --quiet --disable-pip-version-check -r "$AGENT_REQS"
+  touch tests/agents/.venv/.installed
+fi
+
 echo "setup: building the web UI"
 (cd ui && npm run --silent build >/dev/null)
 echo "setup: ok"

@@ -151,6 +151,9 @@ mod agent;
 #[path = "cli/hostile_record.rs"]
 mod hostile_record;
 
+#[path = "cli/hook.rs"]
+mod hook;
+
 #[test]
 fn run_passes_the_reason_byte_for_byte_and_refuses_unknown_keys_by_name() {
     let ws = tempfile::tempdir().unwrap();
