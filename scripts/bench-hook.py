@@ -6,8 +6,8 @@ runs it (hook JSON on stdin), for:
 
 - one Edit in a 200-line file (the common case);
 - one Edit in a 20,000-line file (the preview of a big file);
-- and, through `rdesk run` (one process, its start subtracted), one `apply_patch` preview
-  touching 200 files.
+- and, through `rdesk run` (one process, its start subtracted), the `edit_file` preview of one
+  edit in the 20,000-line file and one `apply_patch` preview touching 200 files.
 
   cargo build --release -p resolve-cli
   python3 scripts/bench-hook.py --rdesk $CARGO_TARGET_DIR/release/rdesk --runs 30
@@ -82,7 +82,16 @@ def main():
         step = json.loads(out.stdout.splitlines()[0])
         assert not step["is_error"] and "Edit: 200 files" in step["text"], step["text"][:300]
         patched.append(ms)
+    big = json.dumps({"tool": "edit_file", "params": {"path": "src/big.ts", "edits": [{"oldText": "export const v10000 = 10000;", "newText": "export const v10000 = 1;"}]}}) + "\n"
+    bigs = []
+    for k in range(max(5, args.runs // 3)):
+        ms, out = timed([args.rdesk, "run", "-", "--workspace", str(ws)], big, env)
+        step = json.loads(out.stdout.splitlines()[0])
+        assert not step["is_error"], step["text"][:300]
+        bigs.append(ms)
     summary("rdesk run, empty script (process start)", base)
+    summary("rdesk run, edit_file preview, 20,000-line file", bigs)
+    print(f"{'edit_file in a 20,000-line file, start subtracted':<48} median {statistics.median(bigs) - statistics.median(base):7.1f} ms")
     summary("rdesk run, apply_patch preview of 200 files", patched)
     print(f"{'apply_patch of 200 files, start subtracted':<48} median {statistics.median(patched) - statistics.median(base):7.1f} ms")
 

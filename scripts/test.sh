@@ -6,6 +6,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/resolve-desk/target}"
 
+# --quick [ARGS...]: only the Rust tests a change to a crate needs, without the desktop shell,
+# the UI and the end-to-end suite (`scripts/test.sh --quick -p resolve-engine` for one crate;
+# ARGS go to `cargo test`). CI runs the full command.
+if [ "${1:-}" = "--quick" ]; then
+  shift
+  scripts/setup.sh
+  echo "== cargo test (quick: ${*:-every crate but the desktop shell})"
+  exec cargo test --quiet "$@"
+fi
+
 scripts/setup.sh
 
 # contained CMD...: runs CMD in its own session and, once it ends, stops whatever it left running
