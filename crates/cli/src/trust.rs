@@ -25,6 +25,10 @@ pub struct TrustArgs {
     /// Trust without asking (for scripts; the tools are still printed).
     #[arg(long, short = 'y')]
     pub yes: bool,
+    /// Move a trust file that cannot be read aside (to trusted-folders.json.bad-<time>):
+    /// every folder is then untrusted.
+    #[arg(long, conflicts_with_all = ["list", "revoke", "yes", "folder"])]
+    pub reset: bool,
 }
 
 pub const TRUST_HELP: &str = "\
@@ -39,10 +43,14 @@ to trust it, and nothing runs. Your own tools (~/.config/resolve-desk/tools) nee
   rdesk trust DIR --yes      trust without asking (the tools are still printed)
   rdesk trust --list         the trusted folders
   rdesk trust --revoke DIR   stop trusting DIR's tools
+  rdesk trust --reset        move a broken trust file aside (every folder untrusted)
 
 Trust is kept in $XDG_CONFIG_HOME/resolve-desk/trusted-folders.json (or ~/.config/…), keyed by
 the folder's canonical path and a fingerprint of every file under .resolve/tools (and of any
 file a tool's command names elsewhere in the folder): when a tool changes, it asks again.
+Every change is made under a lock on that file (trusted-folders.json.lock) and written whole,
+so several `rdesk trust` and windows at once lose nothing; a file that is not valid JSON is
+reported with its line and never overwritten.
 
 Exit status: 0 done; 1 not trusted (declined, nothing to trust, or an error); 2 bad arguments.";
 
@@ -54,6 +62,23 @@ pub fn run(args: TrustArgs) -> ExitCode {
     let store = TrustStore::in_config_dir(&config);
     if args.list {
         return list(&store);
+    }
+    if args.reset {
+        return match store.reset() {
+            Ok(Some(aside)) => {
+                println!(
+                    "Moved {} aside to {}; no folder is trusted now.",
+                    escape(&store.path().display().to_string()),
+                    escape(&aside.display().to_string())
+                );
+                ExitCode::SUCCESS
+            }
+            Ok(None) => {
+                println!("There is no trust file; nothing changed.");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e.to_string()),
+        };
     }
     let Some(folder) = args.folder else {
         eprintln!("rdesk trust: name a folder (`rdesk trust DIR`), or use --list.");

@@ -154,6 +154,9 @@ mod hostile_record;
 #[path = "cli/hook.rs"]
 mod hook;
 
+#[path = "cli/userfiles.rs"]
+mod userfiles;
+
 #[test]
 fn run_passes_the_reason_byte_for_byte_and_refuses_unknown_keys_by_name() {
     let ws = tempfile::tempdir().unwrap();

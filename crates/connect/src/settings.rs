@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 /// held nothing else. Returns the words.
 pub fn merge(path: &Path, change: impl FnOnce(&mut Map<String, Value>) -> Vec<String>) -> Result<Vec<String>, String> {
     let mode = std::fs::metadata(path).map(|m| m.permissions().mode() & 0o777).unwrap_or(0o644);
-    resolve_userfile::update(path, mode, |bytes| {
+    resolve_userfile::update::<_, resolve_userfile::UserFileError>(path, mode, |bytes| {
         let existed = bytes.is_some();
         let mut object = match bytes {
             Some(b) => match resolve_userfile::parse(path, b)? {

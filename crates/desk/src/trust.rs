@@ -11,7 +11,7 @@
 
 use std::fs;
 use std::io::{self, Read};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -35,8 +35,8 @@ pub enum TrustError {
     Parse { path: PathBuf, message: String },
     #[error("the trust file {path} is not safe: {problem}; it is ignored until you fix it (a file owned by you that others cannot write)")]
     Unsafe { path: PathBuf, problem: String },
-    #[error("cannot save the trust file {path}: {source}")]
-    Write { path: PathBuf, source: io::Error },
+    #[error(transparent)]
+    File(#[from] resolve_userfile::UserFileError),
     #[error("{0} is not a folder; pass an existing folder")]
     NotAFolder(PathBuf),
     #[error("{0}")]
@@ -148,12 +148,23 @@ impl TrustStore {
         &self.path
     }
 
-    /// Every trusted folder, oldest first. A missing file is an empty list; a file another
-    /// user could have written is an error (and trusts nothing).
+    /// Every trusted folder, oldest first, as the file on disk holds them (read without the
+    /// lock: writers replace it whole, so this is one writer's list or the next one's). A
+    /// missing file is an empty list; a file another user could have written is an error
+    /// (and trusts nothing), and so is one that is not valid JSON (with its line).
     pub fn list(&self) -> Result<Vec<TrustEntry>, TrustError> {
+        if !self.check_safe()? {
+            return Ok(Vec::new());
+        }
+        let bytes = resolve_userfile::read_bytes(&self.path)?;
+        self.parse(bytes.as_deref())
+    }
+
+    /// Whether the trust file exists; an error when it is not one only this user can write.
+    fn check_safe(&self) -> Result<bool, TrustError> {
         let meta = match fs::symlink_metadata(&self.path) {
             Ok(m) => m,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
             Err(source) => return Err(TrustError::Read { path: self.path.clone(), source }),
         };
         let unsafe_file = |problem: String| TrustError::Unsafe { path: self.path.clone(), problem };
@@ -166,9 +177,15 @@ impl TrustStore {
         if meta.mode() & 0o022 != 0 {
             return Err(unsafe_file(format!("its mode {:o} lets others write it", meta.mode() & 0o777)));
         }
-        let text =
-            fs::read_to_string(&self.path).map_err(|source| TrustError::Read { path: self.path.clone(), source })?;
-        let file: TrustFile = serde_json::from_str(&text)
+        Ok(true)
+    }
+
+    /// The entries in the trust file's `bytes` (`None` or blank: none).
+    fn parse(&self, bytes: Option<&[u8]>) -> Result<Vec<TrustEntry>, TrustError> {
+        let Some(value) = bytes.map(|b| resolve_userfile::parse(&self.path, b)).transpose()?.flatten() else {
+            return Ok(Vec::new());
+        };
+        let file: TrustFile = serde_json::from_value(value)
             .map_err(|e| TrustError::Parse { path: self.path.clone(), message: e.to_string() })?;
         if file.version != 1 {
             return Err(TrustError::Parse {
@@ -184,49 +201,54 @@ impl TrustStore {
         Ok(self.list()?.into_iter().find(|e| e.folder == folder))
     }
 
+    /// Changes the list under the trust file's lock (re-read under it, written atomically,
+    /// 0600): `change` returns what to keep and whether anything changed. A bad file (unsafe,
+    /// not valid JSON) is an error and stays as it is.
+    fn change<T>(&self, change: impl FnOnce(&mut Vec<TrustEntry>) -> (bool, T)) -> Result<T, TrustError> {
+        resolve_userfile::update(&self.path, 0o600, |bytes| {
+            if bytes.is_some() {
+                self.check_safe()?;
+            }
+            let mut list = self.parse(bytes)?;
+            let (changed, t) = change(&mut list);
+            if !changed {
+                return Ok(resolve_userfile::Change::Keep(t));
+            }
+            let text = resolve_userfile::to_bytes(&TrustFile { version: 1, folders: list })?;
+            Ok(resolve_userfile::Change::Write(text, t))
+        })
+    }
+
     /// Records that the person trusts `folder`'s tools as `fingerprint` says (replacing an
     /// earlier entry of the folder).
     pub fn trust(&self, folder: &Path, fingerprint: Fingerprint) -> Result<TrustEntry, TrustError> {
-        let mut list = self.list()?;
-        list.retain(|e| e.folder != folder);
-        let entry = TrustEntry { folder: folder.to_path_buf(), tools: fingerprint, trusted_at: Utc::now() };
-        list.push(entry.clone());
-        self.save(list)?;
-        Ok(entry)
+        self.change(|list| {
+            list.retain(|e| e.folder != folder);
+            let entry = TrustEntry { folder: folder.to_path_buf(), tools: fingerprint, trusted_at: Utc::now() };
+            list.push(entry.clone());
+            (true, entry)
+        })
     }
 
-    /// Forgets `folder`; false when it was not trusted.
+    /// Forgets `folder`; false when it was not trusted (decided under the lock, so it says
+    /// what the file held when this revoke took its turn).
     pub fn revoke(&self, folder: &Path) -> Result<bool, TrustError> {
-        let mut list = self.list()?;
-        let before = list.len();
-        list.retain(|e| e.folder != folder);
-        if list.len() == before {
-            return Ok(false);
-        }
-        self.save(list)?;
-        Ok(true)
+        self.change(|list| {
+            let before = list.len();
+            list.retain(|e| e.folder != folder);
+            let removed = list.len() != before;
+            (removed, removed)
+        })
     }
 
-    fn save(&self, folders: Vec<TrustEntry>) -> Result<(), TrustError> {
-        let write_err = |source| TrustError::Write { path: self.path.clone(), source };
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        fs::create_dir_all(dir).map_err(write_err)?;
-        let text = serde_json::to_vec_pretty(&TrustFile { version: 1, folders })
-            .map_err(io::Error::other)
-            .map_err(write_err)?;
-        let tmp = dir.join(format!(".{TRUST_FILE}.{}.tmp", std::process::id()));
-        let _ = fs::remove_file(&tmp);
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&tmp)
-            .map_err(write_err)?;
-        io::Write::write_all(&mut file, &text).and_then(|()| file.sync_all()).map_err(write_err)?;
-        fs::set_permissions(&tmp, fs::Permissions::from_mode(0o600)).map_err(write_err)?;
-        fs::rename(&tmp, &self.path).map_err(write_err)?;
-        Ok(())
+    /// Moves a trust file that cannot be read (not valid JSON, unknown version) aside to
+    /// `trusted-folders.json.bad-<time>`, so every folder is untrusted; the person asks for
+    /// this (`rdesk trust --reset`). Returns where it went, `None` when there was no file.
+    pub fn reset(&self) -> Result<Option<PathBuf>, TrustError> {
+        if !self.path.exists() {
+            return Ok(None);
+        }
+        Ok(Some(resolve_userfile::set_aside(&self.path)?))
     }
 
     /// Whether `folder`'s tools may run now, and what they are.
@@ -432,6 +454,7 @@ pub fn gate(store: Option<TrustStore>, folder: PathBuf) -> Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     fn tool(root: &Path, name: &str, script: &str) {
         let dir = root.join(WORKSPACE_TOOLS_DIR).join(name);
@@ -517,6 +540,29 @@ mod tests {
         assert!(store.revoke(&root).unwrap());
         assert!(!store.revoke(&root).unwrap(), "already forgotten");
         assert!(matches!(store.state(&root), TrustState::Untrusted(_)));
+    }
+
+    #[test]
+    fn a_trust_file_that_is_not_json_is_named_with_its_line_and_never_overwritten() {
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path().canonicalize().unwrap();
+        let (_c, store) = store();
+        tool(&root, "x", "print(1)");
+        fs::create_dir_all(store.path().parent().unwrap()).unwrap();
+        let bad = "{\n  \"version\": 1,\n  \"folders\": [oops]\n}\n";
+        fs::write(store.path(), bad).unwrap();
+        fs::set_permissions(store.path(), fs::Permissions::from_mode(0o600)).unwrap();
+        for err in [store.list().unwrap_err(), store.trust_now(&root, None).unwrap_err()] {
+            let text = err.to_string();
+            assert!(text.contains("trusted-folders.json") && text.contains("line 3"), "{text}");
+        }
+        assert!(store.revoke(&root).is_err(), "a revoke of a bad file fails too");
+        assert_eq!(fs::read_to_string(store.path()).unwrap(), bad, "left as it was");
+        assert!(matches!(store.state(&root), TrustState::Untrusted(_)), "a bad file trusts nothing");
+        let aside = store.reset().unwrap().expect("set aside");
+        assert_eq!(fs::read_to_string(&aside).unwrap(), bad);
+        store.trust_now(&root, None).unwrap();
+        assert!(matches!(store.state(&root), TrustState::Trusted { .. }));
     }
 
     #[test]

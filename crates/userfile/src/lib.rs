@@ -219,22 +219,24 @@ pub enum Change<T> {
 }
 
 /// Changes `path` under its lock: `change` gets what the file holds now (`None`: absent) and
-/// says what to write. The default wait is [`LOCK_WAIT`]; the new file gets `mode`.
-pub fn update<T>(
+/// says what to write. The default wait is [`LOCK_WAIT`]; the new file gets `mode`. The
+/// change may fail with its caller's own error (`E`), which is returned as it is and leaves
+/// the file untouched.
+pub fn update<T, E: From<UserFileError>>(
     path: &Path,
     mode: u32,
-    change: impl FnOnce(Option<&[u8]>) -> Result<Change<T>, UserFileError>,
-) -> Result<T, UserFileError> {
+    change: impl FnOnce(Option<&[u8]>) -> Result<Change<T>, E>,
+) -> Result<T, E> {
     update_waiting(path, mode, LOCK_WAIT, change)
 }
 
 /// [`update`] with its own lock wait.
-pub fn update_waiting<T>(
+pub fn update_waiting<T, E: From<UserFileError>>(
     path: &Path,
     mode: u32,
     wait: Duration,
-    change: impl FnOnce(Option<&[u8]>) -> Result<Change<T>, UserFileError>,
-) -> Result<T, UserFileError> {
+    change: impl FnOnce(Option<&[u8]>) -> Result<Change<T>, E>,
+) -> Result<T, E> {
     let _lock = lock(path, wait)?;
     let now = read_bytes(path)?;
     match change(now.as_deref())? {
@@ -246,14 +248,21 @@ pub fn update_waiting<T>(
     }
 }
 
+/// The bytes of `value` as written to a user file: pretty JSON with a final newline.
+pub fn to_bytes(value: &impl serde::Serialize) -> Result<Vec<u8>, UserFileError> {
+    let mut text = serde_json::to_vec_pretty(value).map_err(|e| UserFileError::Refused(e.to_string()))?;
+    text.push(b'\n');
+    Ok(text)
+}
+
 /// [`update`] of a JSON file: `change` gets its value (`None`: absent or blank) and returns
 /// the new value to write (`None`: leave it), written pretty with a final newline. A file that
 /// is not valid JSON is an error and stays as it is.
-pub fn update_json<T>(
+pub fn update_json<T, E: From<UserFileError>>(
     path: &Path,
     mode: u32,
-    change: impl FnOnce(Option<Value>) -> Result<(Option<Value>, T), UserFileError>,
-) -> Result<T, UserFileError> {
+    change: impl FnOnce(Option<Value>) -> Result<(Option<Value>, T), E>,
+) -> Result<T, E> {
     update(path, mode, |bytes| {
         let value = match bytes {
             Some(b) => parse(path, b)?,
@@ -261,11 +270,7 @@ pub fn update_json<T>(
         };
         let (next, t) = change(value)?;
         Ok(match next {
-            Some(v) => {
-                let mut text = serde_json::to_vec_pretty(&v).map_err(|e| UserFileError::Refused(e.to_string()))?;
-                text.push(b'\n');
-                Change::Write(text, t)
-            }
+            Some(v) => Change::Write(to_bytes(&v)?, t),
             None => Change::Keep(t),
         })
     })
@@ -307,13 +312,13 @@ mod tests {
         let path = dir.path().join("sub/state.json");
         update_json(&path, 0o600, |v| {
             assert!(v.is_none());
-            Ok((Some(json!({"a": 1})), ()))
+            Ok::<_, UserFileError>((Some(json!({"a": 1})), ()))
         })
         .unwrap();
         update_json(&path, 0o600, |v| {
             let mut v = v.unwrap();
             v["b"] = json!(2);
-            Ok((Some(v), ()))
+            Ok::<_, UserFileError>((Some(v), ()))
         })
         .unwrap();
         assert_eq!(read(&path).unwrap(), Some(json!({"a": 1, "b": 2})));
@@ -332,7 +337,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("trusted.json");
         fs::write(&path, "{\n  \"a\": 1,\n  oops\n}\n").unwrap();
-        let err = update_json(&path, 0o600, |_| Ok((Some(json!({})), ()))).unwrap_err();
+        let err = update_json(&path, 0o600, |_| Ok::<_, UserFileError>((Some(json!({})), ()))).unwrap_err();
         let text = err.to_string();
         assert!(matches!(err, UserFileError::Invalid { line: 3, .. }), "{text}");
         assert!(text.contains("trusted.json") && text.contains("line 3"), "{text}");
@@ -349,12 +354,17 @@ mod tests {
         let held = lock(&path, LOCK_WAIT).unwrap();
         // flock locks belong to the open file description: a second open in this process
         // contends like another process would.
-        let err = update_waiting(&path, 0o600, Duration::from_millis(50), |_| Ok(Change::Keep(()))).err().unwrap();
+        let err = update_waiting(&path, 0o600, Duration::from_millis(50), |_| Ok::<_, UserFileError>(Change::Keep(())))
+            .err()
+            .unwrap();
         let text = err.to_string();
         assert!(text.contains(&format!("process {}", std::process::id())), "{text}");
         assert!(text.contains("desk.json"), "{text}");
         drop(held);
-        update_waiting(&path, 0o600, Duration::from_millis(50), |_| Ok(Change::Write(b"{}".to_vec(), ()))).unwrap();
+        update_waiting(&path, 0o600, Duration::from_millis(50), |_| {
+            Ok::<_, UserFileError>(Change::Write(b"{}".to_vec(), ()))
+        })
+        .unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"{}");
     }
 }

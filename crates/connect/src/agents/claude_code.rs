@@ -159,7 +159,7 @@ pub fn plan(tool: &str, input: &Value, cwd: &Path) -> Result<Planned, String> {
                     .collect()
             };
             if before.is_none()
-                && !edits.first().is_some_and(|(_, e)| e.get("old_string").and_then(Value::as_str) == Some(""))
+                && edits.first().is_none_or(|(_, e)| e.get("old_string").and_then(Value::as_str) != Some(""))
             {
                 return Err(format!("{shown} does not exist; Claude Code refuses this edit."));
             }
