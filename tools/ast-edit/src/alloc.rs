@@ -3,7 +3,7 @@
 //! Most of a preview's time is tree-sitter parsing, and about a tenth of that is spent in
 //! `malloc` and `free` (subtrees and parse-stack nodes, allocated and released by the million).
 //! With mimalloc behind tree-sitter the same previews take 8–13% less time (measured in
-//! `docs/PERFORMANCE.md`, "Keep the cold path ahead"). Only tree-sitter's own allocations move:
+//! `docs/PERFORMANCE.md`, "the cold path"). Only tree-sitter's own allocations move:
 //! the rest of the process keeps the system allocator.
 //!
 //! mimalloc commits its arena only as it is used, and each scan hands what it freed back when
