@@ -25,7 +25,7 @@ pub struct TrustArgs {
     /// Trust without asking (for scripts; the tools are still printed).
     #[arg(long, short = 'y')]
     pub yes: bool,
-    /// Move a trust file that cannot be read aside (to trusted-folders.json.bad-<time>):
+    /// Move a trust file that cannot be read aside (to `trusted-folders.json.bad-<time>`):
     /// every folder is then untrusted.
     #[arg(long, conflicts_with_all = ["list", "revoke", "yes", "folder"])]
     pub reset: bool,
