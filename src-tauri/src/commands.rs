@@ -314,9 +314,10 @@ pub async fn set_policy(state: State<'_, AppState>, policy: wire::Policy) -> Res
 
 fn settings_error(e: resolve_agent::llm::ConfigError) -> IpcError {
     let code = match e {
-        resolve_agent::llm::ConfigError::Read { .. } | resolve_agent::llm::ConfigError::Write { .. } => {
-            IpcErrorCode::Io
+        resolve_agent::llm::ConfigError::File(resolve_userfile::UserFileError::Invalid { .. }) => {
+            IpcErrorCode::InvalidParams
         }
+        resolve_agent::llm::ConfigError::File(_) => IpcErrorCode::Io,
         resolve_agent::llm::ConfigError::Parse { .. }
         | resolve_agent::llm::ConfigError::BaseUrl(_)
         | resolve_agent::llm::ConfigError::EmptyModel
@@ -388,16 +389,17 @@ pub async fn save_agent_settings(
     api_key: Option<String>,
     forget_api_key: Option<bool>,
 ) -> Result<wire::AgentSettings> {
-    // Timeouts and retries stay as the file has them (a broken file is replaced).
-    let base = ProviderConfig::load(state.config_dir()).unwrap_or_default();
-    let config = ProviderConfig {
-        base_url: base_url.trim().to_string(),
-        model: model.trim().to_string(),
-        api_key_env: api_key_env.trim().to_string(),
-        resolve_wait_secs: resolve_wait_secs.unwrap_or(base.resolve_wait_secs),
-        ..base
-    };
-    config.save(state.config_dir()).map_err(settings_error)?;
+    // Changed under the file's lock: timeouts and retries stay as the file has them now (a
+    // file that is not valid JSON is an error, never replaced).
+    let config = ProviderConfig::update(state.config_dir(), |c| {
+        c.base_url = base_url.trim().to_string();
+        c.model = model.trim().to_string();
+        c.api_key_env = api_key_env.trim().to_string();
+        if let Some(secs) = resolve_wait_secs {
+            c.resolve_wait_secs = secs;
+        }
+    })
+    .map_err(settings_error)?;
     // The key typed into the dialog goes to the system keyring only (never the file, never
     // a log); an empty field keeps the stored one.
     let key = api_key.filter(|k| !k.trim().is_empty());

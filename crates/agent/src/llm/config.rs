@@ -49,12 +49,11 @@ impl Default for ProviderConfig {
 /// Why the settings could not be read, checked or written.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read the agent settings {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    /// Reading, locking or writing the file failed, or it is not valid JSON (path and line).
+    #[error(transparent)]
+    File(#[from] resolve_userfile::UserFileError),
     #[error("the agent settings {path} are not valid JSON settings: {message}. Fix or delete the file.")]
     Parse { path: PathBuf, message: String },
-    #[error("cannot write the agent settings {path}: {source}")]
-    Write { path: PathBuf, source: std::io::Error },
     #[error("base URL {0:?} must start with http:// or https:// (e.g. https://api.openai.com/v1)")]
     BaseUrl(String),
     #[error("the model name is empty: set one (e.g. gpt-4o-mini, or llama3.1 for Ollama)")]
@@ -88,36 +87,43 @@ impl ProviderConfig {
         config_dir.join("resolve-desk").join(CONFIG_FILE)
     }
 
-    /// Loads the settings from `config_dir`; the defaults when there is no file yet.
+    /// Loads the settings from `config_dir`; the defaults when there is no file yet. A file
+    /// that is not valid JSON is an error naming its path and line.
     pub fn load(config_dir: &Path) -> Result<Self, ConfigError> {
         let path = Self::path_in(config_dir);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
-            Err(source) => return Err(ConfigError::Read { path, source }),
-        };
-        let config: Self = serde_json::from_str(&text)
-            .map_err(|e| ConfigError::Parse { path: path.clone(), message: e.to_string() })?;
+        let config = Self::parse(&path, resolve_userfile::read_bytes(&path)?.as_deref())?;
         config.validate()?;
         Ok(config)
     }
 
-    /// Checks and writes the settings to `config_dir` atomically (a temporary file renamed
-    /// over the old one), creating the folder when needed.
+    /// The settings in `bytes` read from `path` (`None` or blank: the defaults).
+    fn parse(path: &Path, bytes: Option<&[u8]>) -> Result<Self, ConfigError> {
+        match bytes.map(|b| resolve_userfile::parse(path, b)).transpose()?.flatten() {
+            None => Ok(Self::default()),
+            Some(v) => serde_json::from_value(v)
+                .map_err(|e| ConfigError::Parse { path: path.to_path_buf(), message: e.to_string() }),
+        }
+    }
+
+    /// Changes the settings in `config_dir` under the file's lock (see `resolve_userfile`):
+    /// `change` gets what the file holds now (the defaults when there is none), the result is
+    /// checked and written atomically, and returned. A file that is not valid JSON is an error
+    /// and stays as it is.
+    pub fn update(config_dir: &Path, change: impl FnOnce(&mut ProviderConfig)) -> Result<Self, ConfigError> {
+        let path = Self::path_in(config_dir);
+        resolve_userfile::update(&path, 0o600, |bytes| {
+            let mut config = Self::parse(&path, bytes)?;
+            change(&mut config);
+            config.validate()?;
+            Ok(resolve_userfile::Change::Write(resolve_userfile::to_bytes(&config)?, config))
+        })
+    }
+
+    /// Checks and writes these settings to `config_dir` whole (under the file's lock,
+    /// atomically), creating the folder when needed.
     pub fn save(&self, config_dir: &Path) -> Result<(), ConfigError> {
         self.validate()?;
-        let path = Self::path_in(config_dir);
-        let write = |source| ConfigError::Write { path: path.clone(), source };
-        let dir = path.parent().unwrap_or(config_dir);
-        std::fs::create_dir_all(dir).map_err(write)?;
-        let mut text = serde_json::to_string_pretty(self).map_err(|e| write(std::io::Error::other(e)))?;
-        text.push('\n');
-        let tmp = dir.join(format!(".{CONFIG_FILE}.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, text).map_err(write)?;
-        std::fs::rename(&tmp, &path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            write(e)
-        })
+        Self::update(config_dir, |c| *c = self.clone()).map(|_| ())
     }
 
     /// Checks the values (not the key: it is read when a request is made).
@@ -169,8 +175,13 @@ mod tests {
         let path = dir.path().join("resolve-desk/agent.json");
         assert!(path.is_file(), "saved where documented");
         assert_eq!(ProviderConfig::load(dir.path()).unwrap(), c);
-        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
-        assert_eq!(leftovers.len(), 1, "no temporary file left behind");
+        let names: Vec<String> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        // The lock file stays (a lock is only safe on a file that is never removed).
+        assert_eq!(names.len(), 2, "no temporary file left behind: {names:?}");
+        assert!(names.contains(&"agent.json.lock".to_string()), "{names:?}");
     }
 
     #[test]
@@ -187,6 +198,18 @@ mod tests {
         std::fs::write(dir.path().join("resolve-desk/agent.json"), "{").unwrap();
         let err = ProviderConfig::load(dir.path()).unwrap_err().to_string();
         assert!(err.contains("agent.json") && err.contains("not valid JSON"), "{err}");
+        let update = ProviderConfig::update(dir.path(), |c| c.model = "n".into()).unwrap_err().to_string();
+        assert!(update.contains("agent.json") && update.contains("line 1"), "{update}");
+        assert_eq!(std::fs::read_to_string(dir.path().join("resolve-desk/agent.json")).unwrap(), "{", "kept as it was");
+    }
+
+    #[test]
+    fn update_changes_what_the_file_holds_now() {
+        let dir = tempfile::tempdir().unwrap();
+        ProviderConfig { max_attempts: 7, ..ProviderConfig::default() }.save(dir.path()).unwrap();
+        let c = ProviderConfig::update(dir.path(), |c| c.model = "llama3.1".into()).unwrap();
+        assert_eq!((c.model.as_str(), c.max_attempts), ("llama3.1", 7));
+        assert_eq!(ProviderConfig::load(dir.path()).unwrap(), c);
     }
 
     #[test]
