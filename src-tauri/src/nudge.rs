@@ -127,23 +127,46 @@ pub fn settings_file(config_dir: &Path) -> PathBuf {
     config_dir.join("resolve-desk").join("desk.json")
 }
 
-/// The desk settings; a missing or unreadable file is the defaults (both on).
+/// The desk settings; a missing file is the defaults (both on), and so is one that is not
+/// valid JSON (said on stderr with its path and line; it is left for the person to fix).
 pub fn load_settings(config_dir: &Path) -> DeskSettings {
-    std::fs::read(settings_file(config_dir))
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or(DeskSettings { notifications: true, tray: true })
+    let file = settings_file(config_dir);
+    let defaults = DeskSettings { notifications: true, tray: true };
+    match resolve_userfile::read(&file) {
+        Ok(None) => defaults,
+        Ok(Some(v)) => serde_json::from_value(v).unwrap_or_else(|e| {
+            eprintln!("resolve-desk: {} does not hold desk settings ({e}); using the defaults", file.display());
+            defaults
+        }),
+        Err(e) => {
+            eprintln!("resolve-desk: {e}; using the defaults");
+            defaults
+        }
+    }
 }
 
-/// Saves the desk settings (whole, through a temporary file).
-pub fn save_settings(config_dir: &Path, settings: &DeskSettings) -> std::io::Result<()> {
+/// Saves the desk settings under the file's lock (re-read under it: keys this version does
+/// not know are kept; written atomically). A file that is not valid JSON is an error and
+/// stays as it is.
+pub fn save_settings(config_dir: &Path, settings: &DeskSettings) -> Result<(), resolve_userfile::UserFileError> {
     let file = settings_file(config_dir);
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let tmp = file.with_extension("json.tmp");
-    std::fs::write(&tmp, serde_json::to_vec_pretty(settings).unwrap_or_default())?;
-    std::fs::rename(&tmp, &file)
+    let ours = serde_json::to_value(settings).map_err(|e| resolve_userfile::UserFileError::Refused(e.to_string()))?;
+    resolve_userfile::update_json(&file, 0o600, |now| {
+        let mut object = match now {
+            Some(serde_json::Value::Object(o)) => o,
+            None => serde_json::Map::new(),
+            Some(_) => {
+                return Err(resolve_userfile::UserFileError::Refused(format!(
+                    "{} does not hold a JSON object; fix it by hand or move it away — nothing was written to it",
+                    file.display()
+                )))
+            }
+        };
+        if let serde_json::Value::Object(ours) = ours {
+            object.extend(ours);
+        }
+        Ok((Some(serde_json::Value::Object(object)), ()))
+    })
 }
 
 /// The name a folder tab shows: the root's last component.
@@ -200,5 +223,10 @@ mod tests {
         assert_eq!(load_settings(dir.path()), DeskSettings { notifications: true, tray: true });
         save_settings(dir.path(), &DeskSettings { notifications: false, tray: true }).unwrap();
         assert_eq!(load_settings(dir.path()), DeskSettings { notifications: false, tray: true });
+        std::fs::write(settings_file(dir.path()), "{\"tray\": fals").unwrap();
+        assert_eq!(load_settings(dir.path()), DeskSettings { notifications: true, tray: true }, "bad: defaults");
+        let err = save_settings(dir.path(), &DeskSettings { notifications: true, tray: false }).unwrap_err();
+        assert!(err.to_string().contains("desk.json") && err.to_string().contains("line 1"), "{err}");
+        assert_eq!(std::fs::read_to_string(settings_file(dir.path())).unwrap(), "{\"tray\": fals", "not replaced");
     }
 }

@@ -206,9 +206,8 @@ impl AppState {
 
     /// Saves and applies the notification and tray settings.
     pub fn set_desk_settings(&self, settings: resolve_protocol::DeskSettings) -> Result<(), String> {
-        crate::nudge::save_settings(&self.config_dir, &settings).map_err(|e| {
-            format!("Cannot save the settings to {}: {e}", crate::nudge::settings_file(&self.config_dir).display())
-        })?;
+        crate::nudge::save_settings(&self.config_dir, &settings)
+            .map_err(|e| format!("Cannot save the settings: {e}"))?;
         *self.settings.lock().unwrap_or_else(|p| p.into_inner()) = settings;
         if let Some(nudger) = self.nudger.get() {
             nudger(crate::nudge::Signal::Changed);
