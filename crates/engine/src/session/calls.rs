@@ -32,6 +32,24 @@ struct Finished {
 }
 
 impl Finished {
+    /// What a relayed wait answers: a decision relayed (its call), a kept decision delivered,
+    /// or "not decided yet" (no call): never a decision of its own.
+    fn relayed(&mut self, relayed: Result<crate::waits::Relayed, ToolError>) -> ToolResult {
+        match relayed {
+            Ok(relayed) => {
+                self.relay_of = Some(relayed.call_id.clone());
+                if relayed.is_decision() {
+                    self.decided_by = Some(relayed.actor.unwrap_or(Actor::Person));
+                    self.decision = relayed.details;
+                }
+                relayed.result
+            }
+            Err(err) => ToolResult::from_error(&err),
+        }
+    }
+}
+
+impl Finished {
     fn new(ctx: &ToolContext, actor: Actor, call: ToolCall, result: ToolResult) -> Self {
         Self {
             call_id: ctx.call_id.clone(),
@@ -174,19 +192,8 @@ impl Session {
             _ if self.is_closed() => ToolResult::from_error(&self.closed_error()),
             Err(err) => ToolResult::from_error(&err),
             Ok(resolve) if actor == Actor::Agent && self.policy() == ResolvePolicy::Human => {
-                match self.relay_resolve(&ctx, resolve).await {
-                    Ok(relayed) => {
-                        // A decision relayed (its call), a kept decision delivered, or "not
-                        // decided yet" (no call): never a decision of its own.
-                        done.relay_of = Some(relayed.call_id.clone());
-                        if relayed.is_decision() {
-                            done.decided_by = Some(relayed.actor.unwrap_or(Actor::Person));
-                            done.decision = relayed.details;
-                        }
-                        relayed.result
-                    }
-                    Err(err) => ToolResult::from_error(&err),
-                }
+                let relayed = self.relay_resolve(&ctx, resolve).await;
+                done.relayed(relayed)
             }
             Ok(resolve) => {
                 let top_proposal = self.store.peek().and_then(|a| a.proposal.map(|p| (a.id, p)));
@@ -246,17 +253,8 @@ impl Session {
         }
         if actor == Actor::Agent && self.policy() == ResolvePolicy::Human {
             let mut done = Finished::new(&ctx, actor, call, ToolResult::empty());
-            done.result = match self.relay_on(&ctx, resolve, Some(&wait.action_id)).await {
-                Ok(relayed) => {
-                    done.relay_of = Some(relayed.call_id.clone());
-                    if relayed.is_decision() {
-                        done.decided_by = Some(relayed.actor.unwrap_or(Actor::Person));
-                        done.decision = relayed.details;
-                    }
-                    relayed.result
-                }
-                Err(err) => ToolResult::from_error(&err),
-            };
+            let relayed = self.relay_on(&ctx, resolve, Some(&wait.action_id)).await;
+            done.result = done.relayed(relayed);
             return self.finish_call(done);
         }
         // Decided here as a `resolve` of the caller's (the History, undo and the journal see a
