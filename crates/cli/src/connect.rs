@@ -51,7 +51,7 @@ fn connect_policy(p: Policy) -> resolve_connect::Policy {
 
 #[derive(Args, Debug)]
 pub struct SetupArgs {
-    /// The agent (see --list): claude-code.
+    /// The agent (see --list): claude-code, codex, gemini, pi.
     #[arg(required_unless_present = "list")]
     pub agent: Option<String>,
     /// The project folder to wire (default: the current folder).
@@ -123,6 +123,9 @@ pub fn setup(args: SetupArgs) -> ExitCode {
     };
     let report = match agent.id {
         "claude-code" => resolve_connect::agents::claude_code::setup(&opts),
+        "codex" => resolve_connect::agents::codex::setup(&opts),
+        "gemini" => resolve_connect::agents::gemini::setup(&opts),
+        "pi" => resolve_connect::agents::pi::setup(&opts),
         other => Err(format!("no setup for {other}")),
     };
     match report {
@@ -154,7 +157,7 @@ pub fn setup(args: SetupArgs) -> ExitCode {
 
 #[derive(Args, Debug)]
 pub struct HookArgs {
-    /// The agent whose hook this is: claude-code.
+    /// The agent whose hook this is: claude-code, codex, gemini, pi.
     pub agent: String,
     /// The folder the desk reviews (default: the agent's project folder).
     #[arg(long, short = 'w')]
@@ -171,6 +174,21 @@ pub struct HookArgs {
     pub wait: u64,
 }
 
+/// Runs one hook; a panic in it becomes a deny with its message, never a pass.
+async fn guarded(
+    answer: impl std::future::Future<Output = Value> + Send + 'static,
+    deny: fn(&str) -> Value,
+    id: &str,
+) -> Value {
+    match tokio::spawn(answer).await {
+        Ok(v) => v,
+        Err(e) => deny(&format!(
+            "Resolve Desk's hook failed ({e}), so the edit was not made. Please report this; meanwhile `rdesk setup \
+             {id} --remove` unwires the desk."
+        )),
+    }
+}
+
 /// Reads the hook's JSON on stdin, prints the answer; never lets an edit through on a
 /// failure (a deny, exit 2 with the reason on stderr, when even that cannot be printed).
 pub async fn hook(args: HookArgs) -> ExitCode {
@@ -185,18 +203,13 @@ pub async fn hook(args: HookArgs) -> ExitCode {
         outside: args.outside.into_outside(),
         wait: Duration::from_secs(args.wait.max(1)),
     };
+    use resolve_connect::agents::{claude_code, codex, gemini, pi, plugin};
+    let id = args.agent.clone();
     let answer = match args.agent.as_str() {
-        "claude-code" => {
-            // A panic in the hook becomes a deny with its message, never a pass.
-            let task = tokio::spawn(async move { resolve_connect::agents::claude_code::hook(&input, &opts).await });
-            match task.await {
-                Ok(v) => v,
-                Err(e) => resolve_connect::agents::claude_code::deny(&format!(
-                    "Resolve Desk's hook failed ({e}), so the edit was not made. Please report this; meanwhile \
-                     `rdesk setup claude-code --remove` unwires the desk."
-                )),
-            }
-        }
+        "claude-code" => guarded(async move { claude_code::hook(&input, &opts).await }, claude_code::deny, &id).await,
+        "codex" => guarded(async move { codex::hook(&input, &opts).await }, codex::deny, &id).await,
+        "gemini" => guarded(async move { gemini::hook(&input, &opts).await }, gemini::deny, &id).await,
+        "pi" => guarded(async move { pi::hook(&input, &opts).await }, plugin::deny, &id).await,
         other => {
             eprintln!("rdesk hook: {}", agents::find(other).err().unwrap_or_default());
             return ExitCode::from(2);

@@ -21,8 +21,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
+use super::review::{self, Asker, Reviewed, Target};
 use super::{AgentInfo, HookOptions, Outside, Scope, SetupOptions, SetupReport, HOOK_TIMEOUT};
-use crate::gate::{self, Gate, GateFile, Policy, Reach, Verdict};
+use crate::gate::Policy;
 use crate::settings;
 
 pub const INFO: AgentInfo = AgentInfo {
@@ -118,23 +119,10 @@ fn target(input: &Value, tool: &str, cwd: &Path) -> Result<PathBuf, String> {
     Ok(if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) })
 }
 
-/// The file's text as Claude reads it (`Err` for bytes that are not UTF-8).
-fn text_of(path: &Path, bytes: &Option<Vec<u8>>) -> Result<String, String> {
-    match bytes {
-        None => Ok(String::new()),
-        Some(b) => String::from_utf8(b.clone())
-            .map_err(|_| format!("{} is not UTF-8 text; Resolve Desk reviews text files only", path.display())),
-    }
-}
-
 /// Computes what `tool` with `input` writes (see the module's doc for the rules).
 pub fn plan(tool: &str, input: &Value, cwd: &Path) -> Result<Planned, String> {
     let path = target(input, tool, cwd)?;
-    let before = match std::fs::read(&path) {
-        Ok(b) => Some(b),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
+    let before = review::read_now(&path)?;
     let shown = path.display().to_string();
     match tool {
         "Write" => {
@@ -142,7 +130,7 @@ pub fn plan(tool: &str, input: &Value, cwd: &Path) -> Result<Planned, String> {
             Ok(Planned { path, before, after: content.to_string(), exact_input: None })
         }
         "Edit" | "MultiEdit" => {
-            let text = text_of(&path, &before)?;
+            let text = review::text_of(&path, &before)?;
             let crlf = text.contains("\r\n");
             let mut lf = text.replace("\r\n", "\n");
             let mut exact = input.clone();
@@ -289,38 +277,19 @@ async fn pre_tool_use(call: &Value, opts: &HookOptions) -> Value {
     }
     let cwd = call.get("cwd").and_then(Value::as_str).map(PathBuf::from);
     let project = std::env::var_os("CLAUDE_PROJECT_DIR").filter(|p| !p.is_empty()).map(PathBuf::from);
-    let Some(root) = opts.workspace.clone().or(project).or_else(|| cwd.clone()) else {
-        return deny("Resolve Desk's hook could not tell the project folder (no CLAUDE_PROJECT_DIR, no cwd); the edit was not made.");
-    };
-    let root = match std::fs::canonicalize(&root) {
+    let root = match review::root_of(opts, &[project, cwd.clone()]) {
         Ok(r) => r,
-        Err(e) => {
-            return deny(&format!(
-                "Resolve Desk cannot open the project folder {}: {e}; the edit was not made.",
-                root.display()
-            ))
-        }
+        Err(e) => return deny(&e),
     };
     let cwd = cwd.unwrap_or_else(|| root.clone());
     let file_key = if tool == "NotebookEdit" { "notebook_path" } else { "file_path" };
-    let Some(named) = input.get(file_key).and_then(Value::as_str).map(|p| {
-        if Path::new(p).is_absolute() {
-            PathBuf::from(p)
-        } else {
-            cwd.join(p)
-        }
-    }) else {
+    let Some(named) = input.get(file_key).and_then(Value::as_str).map(|p| review::absolute(p, &cwd)) else {
         return deny(&format!("The {tool} call names no `{file_key}`; Resolve Desk did not let it through."));
     };
-    let Some(rel) = inside(&root, &named) else {
+    let Some(rel) = review::inside(&root, &named) else {
         return match opts.outside {
             Outside::Allow => Value::Null,
-            Outside::Deny => deny(&format!(
-                "{} is outside {}, the folder Resolve Desk reviews, so the edit was not made. Edit files inside the \
-                 project; to let edits outside it through unreviewed, run `rdesk setup claude-code --outside allow`.",
-                named.display(),
-                root.display()
-            )),
+            Outside::Deny => deny(&review::outside(INFO.id, &root, &named)),
         };
     };
     if tool == "NotebookEdit" {
@@ -333,41 +302,14 @@ async fn pre_tool_use(call: &Value, opts: &HookOptions) -> Value {
         Ok(p) => p,
         Err(e) => return deny(&format!("{e} Resolve Desk did not let it through.")),
     };
-    let files = vec![GateFile {
-        path: rel.clone(),
-        before: planned.before.as_ref().map(|b| blake3::hash(b).to_hex().to_string()),
-        after: Some(planned.after.clone()),
-    }];
-    let gate = Gate { agent: AGENT.into(), tool: tool.into(), files };
-    let reach = Reach { root: root.clone(), policy: opts.policy, wait: opts.wait, client: AGENT.into() };
-    let verdict = match gate::open_link(&reach).await {
-        Ok((mut link, journal)) => {
-            let v = gate::hold(&mut link, &gate).await;
-            drop(link);
-            if let Some(j) = journal {
-                j.flush();
-            }
-            v
-        }
-        Err(e) => Err(e),
-    };
-    match verdict {
-        Err(e) => deny(&format!(
-            "Resolve Desk could not review this edit, so it was not made: {e}. {}",
-            match opts.policy {
-                Policy::Human => "Open the project in Resolve Desk (`resolve-desk DIR`) and try the edit again.",
-                Policy::Agent => "Try the edit again; if it keeps failing, run `rdesk setup claude-code --remove` to unwire the desk.",
-            }
-        )),
-        Ok(Verdict::Refused { text }) => deny(&text),
-        Ok(Verdict::Undecided { action_id, .. }) => deny(&format!(
-            "The person has not decided yet on {action_id} ({tool} {rel}) in Resolve Desk; nothing was written. It \
-             stays pending there. Make the same edit again to wait for the decision (it joins the pending action \
-             instead of queuing a second one)."
-        )),
-        Ok(Verdict::Approved { text, files }) => {
-            let mine = files.iter().find(|f| f.path == rel);
-            let chosen = mine.and_then(|f| f.after.clone());
+    let target =
+        Target { path: planned.path.clone(), before: planned.before.clone(), after: Some(planned.after.clone()) };
+    let who = Asker { id: INFO.id, name: AGENT, tool };
+    match review::review(who, &root, std::slice::from_ref(&target), opts).await {
+        Reviewed::Pass => Value::Null,
+        Reviewed::Denied(text) => deny(&text),
+        Reviewed::Applied { text, files } => {
+            let chosen = files.first().filter(|f| f.changed).and_then(|f| f.after.clone());
             let before_text = String::from_utf8_lossy(planned.before.as_deref().unwrap_or_default()).into_owned();
             let (updated, written, reason) = match &chosen {
                 Some(want) => (
@@ -417,99 +359,8 @@ fn post_tool_use(call: &Value) -> Value {
     json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": context}})
 }
 
-/// `path` relative to `root` when it is inside (its folder resolved through links), else `None`.
-fn inside(root: &Path, path: &Path) -> Option<String> {
-    let mut existing = path.to_path_buf();
-    let mut tail = Vec::new();
-    while !existing.exists() {
-        tail.push(existing.file_name()?.to_os_string());
-        existing = existing.parent()?.to_path_buf();
-    }
-    let real = if path.exists() {
-        // The link itself is judged by the tool (a link that leaves the folder is refused there).
-        let parent = std::fs::canonicalize(path.parent()?).ok()?;
-        parent.join(path.file_name()?)
-    } else {
-        let mut p = std::fs::canonicalize(&existing).ok()?;
-        for t in tail.iter().rev() {
-            p.push(t);
-        }
-        p
-    };
-    let rel = real.strip_prefix(root).ok()?;
-    if rel.as_os_str().is_empty() {
-        return None;
-    }
-    Some(rel.to_string_lossy().into_owned())
-}
-
 // ---------------------------------------------------------------------------------------------
 // rdesk setup claude-code
-
-/// The hook command written into the settings.
-fn hook_command(opts: &SetupOptions) -> String {
-    let mut cmd = format!("{}{MARK}", shell_quote(&opts.rdesk.to_string_lossy()));
-    if opts.policy != Policy::Human {
-        cmd.push_str(&format!(" --policy {}", opts.policy.as_str()));
-    }
-    if opts.outside != Outside::Deny {
-        cmd.push_str(&format!(" --outside {}", opts.outside.as_str()));
-    }
-    cmd
-}
-
-fn shell_quote(s: &str) -> String {
-    if s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c)) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
-fn is_ours(entry: &Value) -> bool {
-    entry.get("hooks").and_then(Value::as_array).is_some_and(|hooks| {
-        hooks.iter().any(|h| h.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(MARK)))
-    })
-}
-
-/// Puts `entry` as our one entry of `hooks.<event>` (replacing an older one of ours), or
-/// removes ours. Returns the words.
-fn set_hook(
-    settings: &mut Map<String, Value>,
-    event: &str,
-    entry: Option<Value>,
-    file: &Path,
-) -> Result<Vec<String>, String> {
-    let hooks = settings::object_at(settings, "hooks", file)?;
-    let list = settings::array_at(hooks, event, file)?;
-    let before = list.clone();
-    list.retain(|e| !is_ours(e));
-    let removed = before.len() - list.len();
-    if let Some(e) = &entry {
-        // Keep its place when it was there already.
-        let at = before.iter().position(is_ours).map(|p| p.min(list.len())).unwrap_or(list.len());
-        list.insert(at, e.clone());
-    }
-    let changed = *list != before;
-    settings::drop_if_empty(hooks, event);
-    settings::drop_if_empty(settings, "hooks");
-    if !changed {
-        return Ok(Vec::new());
-    }
-    Ok(vec![match (&entry, removed) {
-        (Some(e), 0) => format!(
-            "added a {event} hook on {} running `{}`",
-            e["matcher"].as_str().unwrap_or(""),
-            e["hooks"][0]["command"].as_str().unwrap_or("")
-        ),
-        (Some(e), _) => format!(
-            "updated the {event} hook on {} to run `{}`",
-            e["matcher"].as_str().unwrap_or(""),
-            e["hooks"][0]["command"].as_str().unwrap_or("")
-        ),
-        (None, _) => format!("removed the {event} hook of Resolve Desk"),
-    }])
-}
 
 fn set_mcp(object: &mut Map<String, Value>, server: Option<Value>, file: &Path) -> Result<Vec<String>, String> {
     let servers = settings::object_at(object, "mcpServers", file)?;
@@ -560,7 +411,7 @@ pub fn setup(opts: &SetupOptions) -> Result<SetupReport, String> {
             (dir.join("settings.json"), json, vec!["mcp".to_string(), "--workspace".into(), ".".into()])
         }
     };
-    let command = hook_command(opts);
+    let command = settings::hook_command(opts, MARK);
     let pre = (!opts.remove).then(|| {
         json!({"matcher": PRE_MATCHER, "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT.as_secs()}]})
     });
@@ -575,7 +426,7 @@ pub fn setup(opts: &SetupOptions) -> Result<SetupReport, String> {
     let words = settings::merge(&settings_file, |s| {
         let mut words = Vec::new();
         for (event, entry) in [("PreToolUse", pre.clone()), ("PostToolUse", post.clone())] {
-            match set_hook(s, event, entry, &settings_file) {
+            match settings::set_hook(s, event, entry, &settings_file, MARK) {
                 Ok(w) => words.extend(w),
                 Err(e) => failure = Some(e),
             }

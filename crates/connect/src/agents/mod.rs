@@ -8,6 +8,11 @@ use std::time::Duration;
 use crate::gate::Policy;
 
 pub mod claude_code;
+pub mod codex;
+pub mod gemini;
+pub mod pi;
+pub mod plugin;
+pub mod review;
 
 /// An agent the desk can be wired to.
 #[derive(Debug, Clone, Copy)]
@@ -21,7 +26,7 @@ pub struct AgentInfo {
 }
 
 /// Every agent `rdesk setup` and `rdesk hook` know.
-pub const AGENTS: &[AgentInfo] = &[claude_code::INFO];
+pub const AGENTS: &[AgentInfo] = &[claude_code::INFO, codex::INFO, gemini::INFO, pi::INFO];
 
 /// The agent named `id`, or an error listing the known ones.
 pub fn find(id: &str) -> Result<AgentInfo, String> {
