@@ -51,7 +51,7 @@ fn connect_policy(p: Policy) -> resolve_connect::Policy {
 
 #[derive(Args, Debug)]
 pub struct SetupArgs {
-    /// The agent (see --list): claude-code, codex, gemini, pi.
+    /// The agent (see --list): claude-code, codex, gemini, opencode, pi.
     #[arg(required_unless_present = "list")]
     pub agent: Option<String>,
     /// The project folder to wire (default: the current folder).
@@ -125,6 +125,7 @@ pub fn setup(args: SetupArgs) -> ExitCode {
         "claude-code" => resolve_connect::agents::claude_code::setup(&opts),
         "codex" => resolve_connect::agents::codex::setup(&opts),
         "gemini" => resolve_connect::agents::gemini::setup(&opts),
+        "opencode" => resolve_connect::agents::opencode::setup(&opts),
         "pi" => resolve_connect::agents::pi::setup(&opts),
         other => Err(format!("no setup for {other}")),
     };
@@ -157,7 +158,7 @@ pub fn setup(args: SetupArgs) -> ExitCode {
 
 #[derive(Args, Debug)]
 pub struct HookArgs {
-    /// The agent whose hook this is: claude-code, codex, gemini, pi.
+    /// The agent whose hook this is: claude-code, codex, gemini, opencode, pi.
     pub agent: String,
     /// The folder the desk reviews (default: the agent's project folder).
     #[arg(long, short = 'w')]
@@ -203,12 +204,13 @@ pub async fn hook(args: HookArgs) -> ExitCode {
         outside: args.outside.into_outside(),
         wait: Duration::from_secs(args.wait.max(1)),
     };
-    use resolve_connect::agents::{claude_code, codex, gemini, pi, plugin};
+    use resolve_connect::agents::{claude_code, codex, gemini, opencode, pi, plugin};
     let id = args.agent.clone();
     let answer = match args.agent.as_str() {
         "claude-code" => guarded(async move { claude_code::hook(&input, &opts).await }, claude_code::deny, &id).await,
         "codex" => guarded(async move { codex::hook(&input, &opts).await }, codex::deny, &id).await,
         "gemini" => guarded(async move { gemini::hook(&input, &opts).await }, gemini::deny, &id).await,
+        "opencode" => guarded(async move { opencode::hook(&input, &opts).await }, plugin::deny, &id).await,
         "pi" => guarded(async move { pi::hook(&input, &opts).await }, plugin::deny, &id).await,
         other => {
             eprintln!("rdesk hook: {}", agents::find(other).err().unwrap_or_default());

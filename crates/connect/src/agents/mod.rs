@@ -10,6 +10,7 @@ use crate::gate::Policy;
 pub mod claude_code;
 pub mod codex;
 pub mod gemini;
+pub mod opencode;
 pub mod pi;
 pub mod plugin;
 pub mod review;
@@ -26,7 +27,7 @@ pub struct AgentInfo {
 }
 
 /// Every agent `rdesk setup` and `rdesk hook` know.
-pub const AGENTS: &[AgentInfo] = &[claude_code::INFO, codex::INFO, gemini::INFO, pi::INFO];
+pub const AGENTS: &[AgentInfo] = &[claude_code::INFO, codex::INFO, gemini::INFO, opencode::INFO, pi::INFO];
 
 /// The agent named `id`, or an error listing the known ones.
 pub fn find(id: &str) -> Result<AgentInfo, String> {
