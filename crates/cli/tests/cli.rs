@@ -154,6 +154,9 @@ mod hostile_record;
 #[path = "cli/hook.rs"]
 mod hook;
 
+#[path = "cli/agents.rs"]
+mod agents;
+
 #[path = "cli/userfiles.rs"]
 mod userfiles;
 

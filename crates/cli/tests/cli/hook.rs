@@ -11,14 +11,14 @@ use serde_json::{json, Value};
 
 const RDESK: &str = env!("CARGO_BIN_EXE_rdesk");
 
-struct Env {
+pub(crate) struct Env {
     _dir: tempfile::TempDir,
-    ws: PathBuf,
-    runtime: PathBuf,
-    data: PathBuf,
+    pub(crate) ws: PathBuf,
+    pub(crate) runtime: PathBuf,
+    pub(crate) data: PathBuf,
 }
 
-fn env() -> Env {
+pub(crate) fn env() -> Env {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     std::fs::create_dir_all(ws.join("src")).unwrap();
@@ -78,14 +78,14 @@ fn decision(answer: &Value) -> (&str, &str) {
 }
 
 /// `rdesk serve-socket --policy human` on the workspace: the window's socket; its stdin the person.
-struct Desk {
+pub(crate) struct Desk {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
 }
 
 impl Desk {
-    fn start(e: &Env) -> Desk {
+    pub(crate) fn start(e: &Env) -> Desk {
         let mut child = Command::new(RDESK)
             .args(["serve-socket", "--policy", "human", "--workspace"])
             .arg(&e.ws)
@@ -102,7 +102,7 @@ impl Desk {
         assert!(Path::new(socket.trim()).exists(), "the desk prints its socket: {socket}");
         Desk { child, stdin, stdout }
     }
-    fn person(&mut self, call: Value) -> Value {
+    pub(crate) fn person(&mut self, call: Value) -> Value {
         writeln!(self.stdin, "{call}").unwrap();
         self.stdin.flush().unwrap();
         let mut line = String::new();
@@ -110,7 +110,7 @@ impl Desk {
         serde_json::from_str(&line).unwrap()
     }
     /// Waits until the top action shows the agent waiting.
-    fn until_waiting(&mut self) -> Value {
+    pub(crate) fn until_waiting(&mut self) -> Value {
         self.person(json!({"wait_for_proposal": true, "waiting": true}))["proposal"].clone()
     }
 }

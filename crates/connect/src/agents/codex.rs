@@ -216,7 +216,7 @@ pub async fn hook(input: &[u8], opts: &HookOptions) -> Value {
         _ => return Value::Null,
     };
     let cwd = call.get("cwd").and_then(Value::as_str).map(PathBuf::from);
-    let root = match review::root_of(opts, &[cwd.clone()]) {
+    let root = match review::root_of(opts, std::slice::from_ref(&cwd)) {
         Ok(r) => r,
         Err(e) => return deny(&e),
     };

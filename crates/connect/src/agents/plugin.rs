@@ -47,7 +47,7 @@ pub async fn hook(id: &str, name: &str, input: &[u8], opts: &HookOptions) -> Val
         ));
     };
     let cwd = field("cwd").map(PathBuf::from);
-    let root = match review::root_of(opts, &[cwd.clone()]) {
+    let root = match review::root_of(opts, std::slice::from_ref(&cwd)) {
         Ok(r) => r,
         Err(e) => return deny(&e),
     };
