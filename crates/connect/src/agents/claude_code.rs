@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
+use super::hooks;
 use super::review::{self, Asker, Reviewed, Target};
 use super::{AgentInfo, HookOptions, Outside, Scope, SetupOptions, SetupReport, HOOK_TIMEOUT};
 use crate::gate::Policy;
@@ -411,7 +412,7 @@ pub fn setup(opts: &SetupOptions) -> Result<SetupReport, String> {
             (dir.join("settings.json"), json, vec!["mcp".to_string(), "--workspace".into(), ".".into()])
         }
     };
-    let command = settings::hook_command(opts, MARK);
+    let command = hooks::hook_command(opts, MARK);
     let pre = (!opts.remove).then(|| {
         json!({"matcher": PRE_MATCHER, "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT.as_secs()}]})
     });
@@ -426,7 +427,7 @@ pub fn setup(opts: &SetupOptions) -> Result<SetupReport, String> {
     let words = settings::merge(&settings_file, |s| {
         let mut words = Vec::new();
         for (event, entry) in [("PreToolUse", pre.clone()), ("PostToolUse", post.clone())] {
-            match settings::set_hook(s, event, entry, &settings_file, MARK) {
+            match hooks::set_hook(s, event, entry, &settings_file, MARK) {
                 Ok(w) => words.extend(w),
                 Err(e) => failure = Some(e),
             }

@@ -20,6 +20,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use super::hooks;
 use super::review::{self, Asker, Reviewed, Target};
 use super::{AgentInfo, HookOptions, Outside, Scope, SetupOptions, SetupReport, HOOK_TIMEOUT};
 use crate::settings;
@@ -399,19 +400,19 @@ pub fn setup(opts: &SetupOptions) -> Result<SetupReport, String> {
         Scope::Workspace(dir) => (dir.join(".codex").join("hooks.json"), Some(dir.clone())),
         Scope::User => (home.join("hooks.json"), None),
     };
-    let command = settings::hook_command(opts, MARK);
+    let command = hooks::hook_command(opts, MARK);
     let entry = (!opts.remove).then(
         || json!({"matcher": MATCHER, "hooks": [{"type": "command", "command": command, "timeout": timeout_secs()}]}),
     );
     let mut failure = None;
     let mut group = None;
-    let words = settings::merge(&file, |s| match settings::set_hook(s, "PreToolUse", entry.clone(), &file, MARK) {
+    let words = settings::merge(&file, |s| match hooks::set_hook(s, "PreToolUse", entry.clone(), &file, MARK) {
         Ok(w) => {
             group = s
                 .get("hooks")
                 .and_then(|h| h.get("PreToolUse"))
                 .and_then(Value::as_array)
-                .and_then(|l| l.iter().position(|e| settings::is_ours(e, MARK)));
+                .and_then(|l| l.iter().position(|e| hooks::is_ours(e, MARK)));
             w
         }
         Err(e) => {

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
+use super::hooks;
 use super::review::{self, Asker, Reviewed, Target};
 use super::{AgentInfo, HookOptions, Outside, Scope, SetupOptions, SetupReport, HOOK_TIMEOUT};
 use crate::settings;
@@ -326,7 +327,7 @@ pub fn setup(opts: &SetupOptions) -> Result<SetupReport, String> {
         Scope::Workspace(dir) => dir.join(".gemini").join("settings.json"),
         Scope::User => gemini_dir(&opts.home).join("settings.json"),
     };
-    let command = settings::hook_command(opts, MARK);
+    let command = hooks::hook_command(opts, MARK);
     let entry = (!opts.remove).then(|| {
         json!({"matcher": MATCHER, "hooks": [{
             "name": "resolve-desk",
@@ -339,7 +340,7 @@ pub fn setup(opts: &SetupOptions) -> Result<SetupReport, String> {
     });
     let mut failure = None;
     let words = settings::merge(&file, |s: &mut Map<String, Value>| {
-        match settings::set_hook(s, "BeforeTool", entry.clone(), &file, MARK) {
+        match hooks::set_hook(s, "BeforeTool", entry.clone(), &file, MARK) {
             Ok(w) => w,
             Err(e) => {
                 failure = Some(e);

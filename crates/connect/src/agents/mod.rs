@@ -10,6 +10,7 @@ use crate::gate::Policy;
 pub mod claude_code;
 pub mod codex;
 pub mod gemini;
+pub mod hooks;
 pub mod opencode;
 pub mod pi;
 pub mod plugin;
