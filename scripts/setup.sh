@@ -32,10 +32,14 @@ fi
 
 command -v cargo >/dev/null 2>&1 || { echo "setup: Rust is missing; install it with rustup (https://rustup.rs) and run again" >&2; exit 1; }
 
-# WebDriver bridge for the end-to-end tests (Tauri's, 2.x).
+# WebDriver bridge for the end-to-end tests (Tauri's, 2.x). Compiled while the downloads below
+# run (about two minutes of CPU on a fresh machine; the rest of setup waits on the network).
+driver_pid=""
 if ! command -v tauri-driver >/dev/null 2>&1; then
-  echo "setup: installing tauri-driver (cargo install, once)"
-  cargo install tauri-driver --locked --version '^2' --quiet
+  echo "setup: installing tauri-driver (cargo install, once; alongside the downloads)"
+  driver_log=$(mktemp)
+  cargo install tauri-driver --locked --version '^2' --quiet >"$driver_log" 2>&1 &
+  driver_pid=$!
 fi
 
 install_npm() {  # install_npm DIR: npm ci when package-lock.json changed since the last install
@@ -62,8 +66,9 @@ if [ ! -x .venv/bin/python ] || [ "$PY_REQS" -nt .venv/.installed ]; then
   touch .venv/.installed
 fi
 
-# The real agents the desk is wired to, pinned (tests/e2e/claude-code.test.js): Claude Code
-# from npm, and fakellm (PyPI) in a venv of its own to play its model.
+# The real agents the desk is wired to, pinned (tests/e2e/{claude-code,codex,gemini,opencode,pi}.test.js):
+# Claude Code, Codex CLI, Gemini CLI, opencode and pi from npm, and fakellm (PyPI) in a venv of
+# its own to play the models that speak OpenAI Chat Completions or Anthropic Messages.
 install_npm tests/agents
 AGENT_REQS=tests/agents/requirements.txt
 if [ ! -x tests/agents/.venv/bin/fakellm ] || [ "$AGENT_REQS" -nt tests/agents/.venv/.installed ]; then
@@ -71,6 +76,15 @@ if [ ! -x tests/agents/.venv/bin/fakellm ] || [ "$AGENT_REQS" -nt tests/agents/.
   python3 -m venv tests/agents/.venv
   tests/agents/.venv/bin/pip install --quiet --disable-pip-version-check -r "$AGENT_REQS"
   touch tests/agents/.venv/.installed
+fi
+
+if [ -n "$driver_pid" ]; then
+  if ! wait "$driver_pid"; then
+    cat "$driver_log" >&2
+    echo "setup: installing tauri-driver failed (above)" >&2
+    exit 1
+  fi
+  rm -f "$driver_log"
 fi
 
 echo "setup: building the web UI"

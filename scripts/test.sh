@@ -43,8 +43,11 @@ contained cargo test --workspace --quiet
 echo "== UI unit tests (vitest)"
 contained npm --prefix ui test --silent
 
-echo "== end to end (real app under Xvfb; rdesk and apply-probe are the ones cargo test built)"
-cargo build -p resolve-desk --quiet
+# The app, rdesk and apply-probe are the binaries `cargo test --workspace` built (for the
+# shell's and the cli's integration tests). Building the app again with `cargo build` would
+# rebuild Tauri and everything above it without the dev-dependencies' features (`tauri/test`,
+# `resolve-agent/fake-llm`): 133 s of a cold run for the same code.
+echo "== end to end (real app under Xvfb; the app, rdesk and apply-probe are the ones cargo test built)"
 # A hang becomes a failure with its output (30 minutes; the suite takes about two).
 RESOLVE_DESK_BIN="$CARGO_TARGET_DIR/debug/resolve-desk" RDESK_BIN="$CARGO_TARGET_DIR/debug/rdesk" \
   RD_APPLY_PROBE="$CARGO_TARGET_DIR/debug/apply-probe" contained timeout --kill-after=30 1800 xvfb-run -a --server-args="-screen 0 1400x900x24" \

@@ -50,6 +50,25 @@ pub fn merge(path: &Path, change: impl FnOnce(&mut Map<String, Value>) -> Vec<St
     .map_err(|e| e.to_string())
 }
 
+/// [`merge`] with a change that can fail: on `Err` the file is left as it was and the error
+/// returned.
+pub fn try_merge(
+    path: &Path,
+    change: impl FnOnce(&mut Map<String, Value>) -> Result<Vec<String>, String>,
+) -> Result<Vec<String>, String> {
+    let mut failure = None;
+    let words = merge(path, |o| {
+        change(o).unwrap_or_else(|e| {
+            failure = Some(e);
+            Vec::new()
+        })
+    })?;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(words),
+    }
+}
+
 fn kind(v: &Value) -> &'static str {
     match v {
         Value::Array(_) => "a list",

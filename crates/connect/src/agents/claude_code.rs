@@ -423,42 +423,11 @@ pub fn setup(opts: &SetupOptions) -> Result<SetupReport, String> {
         mcp_args.extend(["--headless".to_string(), "--policy".into(), "agent".into()]);
     }
     let server = (!opts.remove).then(|| json!({"type": "stdio", "command": opts.rdesk, "args": mcp_args}));
-    let mut failure = None;
-    let words = settings::merge(&settings_file, |s| {
-        let mut words = Vec::new();
-        for (event, entry) in [("PreToolUse", pre.clone()), ("PostToolUse", post.clone())] {
-            match hooks::set_hook(s, event, entry, &settings_file, MARK) {
-                Ok(w) => words.extend(w),
-                Err(e) => failure = Some(e),
-            }
-        }
-        if failure.is_some() {
-            // Leave the file as it was.
-            return Vec::new();
-        }
-        words
-    })?;
-    if let Some(e) = failure {
-        return Err(e);
-    }
+    let words = hooks::merge_hooks(&settings_file, &[("PreToolUse", pre), ("PostToolUse", post)], MARK)?;
     let mut report = SetupReport::default();
-    if !words.is_empty() {
-        report.changes.push((settings_file.clone(), words));
-    }
-    let mut failure = None;
-    let words = settings::merge(&mcp_file, |o| match set_mcp(o, server.clone(), &mcp_file) {
-        Ok(w) => w,
-        Err(e) => {
-            failure = Some(e);
-            Vec::new()
-        }
-    })?;
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    if !words.is_empty() {
-        report.changes.push((mcp_file, words));
-    }
+    report.add(settings_file, words);
+    let words = settings::try_merge(&mcp_file, |o| set_mcp(o, server.clone(), &mcp_file))?;
+    report.add(mcp_file, words);
     report.check = if opts.remove {
         vec!["In Claude Code, `/hooks` no longer lists Resolve Desk's hook; `claude mcp list` no longer lists resolve-desk.".into()]
     } else {

@@ -404,37 +404,24 @@ pub fn setup(opts: &SetupOptions) -> Result<SetupReport, String> {
     let entry = (!opts.remove).then(
         || json!({"matcher": MATCHER, "hooks": [{"type": "command", "command": command, "timeout": timeout_secs()}]}),
     );
-    let mut failure = None;
     let mut group = None;
-    let words = settings::merge(&file, |s| match hooks::set_hook(s, "PreToolUse", entry.clone(), &file, MARK) {
-        Ok(w) => {
-            group = s
-                .get("hooks")
-                .and_then(|h| h.get("PreToolUse"))
-                .and_then(Value::as_array)
-                .and_then(|l| l.iter().position(|e| hooks::is_ours(e, MARK)));
-            w
-        }
-        Err(e) => {
-            failure = Some(e);
-            Vec::new()
-        }
+    let words = settings::try_merge(&file, |s| {
+        let words = hooks::set_hook(s, "PreToolUse", entry.clone(), &file, MARK)?;
+        group = s
+            .get("hooks")
+            .and_then(|h| h.get("PreToolUse"))
+            .and_then(Value::as_array)
+            .and_then(|l| l.iter().position(|e| hooks::is_ours(e, MARK)));
+        Ok(words)
     })?;
-    if let Some(e) = failure {
-        return Err(e);
-    }
     let mut report = SetupReport::default();
-    if !words.is_empty() {
-        report.changes.push((file.clone(), words));
-    }
+    report.add(file.clone(), words);
     let prefix = format!("{}:pre_tool_use:", file.display());
     let key = format!("{prefix}{}:0", group.unwrap_or(0));
     let hash = (!opts.remove).then(|| trust_hash(MATCHER, &command, timeout_secs()));
     let config = home.join("config.toml");
     let words = set_trust(&config, &key, hash.as_deref(), project.as_deref(), &prefix)?;
-    if !words.is_empty() {
-        report.changes.push((config, words));
-    }
+    report.add(config, words);
     report.check = if opts.remove {
         vec!["Codex no longer runs Resolve Desk's hook.".into()]
     } else {

@@ -20,12 +20,11 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::hooks;
 use super::review::{self, Asker, Reviewed, Target};
 use super::{AgentInfo, HookOptions, Outside, Scope, SetupOptions, SetupReport, HOOK_TIMEOUT};
-use crate::settings;
 
 pub const INFO: AgentInfo = AgentInfo {
     id: "gemini",
@@ -338,23 +337,9 @@ pub fn setup(opts: &SetupOptions) -> Result<SetupReport, String> {
             "timeout": HOOK_TIMEOUT.as_millis() as u64,
         }]})
     });
-    let mut failure = None;
-    let words = settings::merge(&file, |s: &mut Map<String, Value>| {
-        match hooks::set_hook(s, "BeforeTool", entry.clone(), &file, MARK) {
-            Ok(w) => w,
-            Err(e) => {
-                failure = Some(e);
-                Vec::new()
-            }
-        }
-    })?;
-    if let Some(e) = failure {
-        return Err(e);
-    }
+    let words = hooks::merge_hooks(&file, &[("BeforeTool", entry)], MARK)?;
     let mut report = SetupReport::default();
-    if !words.is_empty() {
-        report.changes.push((file, words));
-    }
+    report.add(file, words);
     report.check = if opts.remove {
         vec!["In Gemini CLI, `/hooks` no longer lists Resolve Desk's hook.".into()]
     } else {

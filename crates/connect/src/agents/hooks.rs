@@ -76,3 +76,15 @@ pub fn set_hook(
         (None, _) => format!("removed the {event} hook of Resolve Desk"),
     }])
 }
+
+/// Puts (or with `None` removes) our entry of each `(event, entry)` in the hooks of the JSON
+/// settings file `file`, as one change: all of them, or none when one fails.
+pub fn merge_hooks(file: &Path, entries: &[(&str, Option<Value>)], mark: &str) -> Result<Vec<String>, String> {
+    crate::settings::try_merge(file, |s| {
+        let mut words = Vec::new();
+        for (event, entry) in entries {
+            words.extend(set_hook(s, event, entry.clone(), file, mark)?);
+        }
+        Ok(words)
+    })
+}

@@ -87,6 +87,15 @@ pub struct SetupReport {
     pub check: Vec<String>,
 }
 
+impl SetupReport {
+    /// Notes what changed in `file`, if anything did.
+    pub fn add(&mut self, file: PathBuf, words: Vec<String>) {
+        if !words.is_empty() {
+            self.changes.push((file, words));
+        }
+    }
+}
+
 /// How `rdesk hook <agent>` was started.
 #[derive(Debug, Clone)]
 pub struct HookOptions {
