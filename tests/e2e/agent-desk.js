@@ -82,3 +82,24 @@ export async function startMock(name, args, port) {
   }, `the ${name} mock on port ${port} (${log})`);
   return child;
 }
+
+/** Starts fakellm (tests/agents/.venv) on `port` with `rules` (JSON is YAML); its process, once it answers. */
+export async function startFakellm(rules, port) {
+  const bin = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../agents/.venv/bin/fakellm");
+  if (!fs.existsSync(bin)) throw new Error("fakellm is not installed in tests/agents/.venv: run scripts/setup.sh");
+  const { until } = await import("./launch.js");
+  const config = path.join(tempDir("rd-e2e-llm-"), "fakellm.yaml");
+  fs.writeFileSync(config, JSON.stringify(rules, null, 1));
+  const child = spawn(bin, ["serve", "--config", config, "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  await until(async () => {
+    try {
+      return (await fetch(`http://127.0.0.1:${port}/_fakellm/stats`)).status < 500;
+    } catch {
+      return false;
+    }
+  }, `fakellm on port ${port} (${log})`);
+  return child;
+}

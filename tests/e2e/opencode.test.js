@@ -14,12 +14,11 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { spawn, execFileSync } from "node:child_process";
-import { freePort, rdeskBinary, root, tempDir, until } from "./launch.js";
-import { run, startDesk } from "./agent-desk.js";
+import { execFileSync } from "node:child_process";
+import { freePort, rdeskBinary, root, tempDir } from "./launch.js";
+import { run, startDesk, startFakellm } from "./agent-desk.js";
 
 const OPENCODE = path.join(root, "tests/agents/node_modules/.bin/opencode");
-const FAKELLM = path.join(root, "tests/agents/.venv/bin/fakellm");
 const DISCARD_REASON = "Keep the old name, scripts call it";
 const COMMENT = "Call it CHANGES.md and start with a title";
 const BEFORE = "const name = \"desk\";\r\nconsole.log(name);\r\n";
@@ -71,7 +70,6 @@ function opencode(prompt) {
 
 before(async () => {
   assert.ok(fs.existsSync(OPENCODE), "opencode is not installed in tests/agents: run scripts/setup.sh");
-  assert.ok(fs.existsSync(FAKELLM), "fakellm is not installed in tests/agents/.venv: run scripts/setup.sh");
   ws = fs.realpathSync(tempDir("rd-e2e-opencode-"));
   fs.mkdirSync(path.join(ws, "src"));
   fs.writeFileSync(path.join(ws, "src/name.js"), BEFORE);
@@ -97,19 +95,7 @@ before(async () => {
   );
   const setup = execFileSync(rdeskBinary(), ["setup", "opencode", "--workspace", ws], { encoding: "utf8" });
   assert.match(setup, /added Resolve Desk's opencode plugin/);
-  const config = path.join(tempDir("rd-e2e-opencode-llm-"), "fakellm.yaml");
-  fs.writeFileSync(config, JSON.stringify(rules(), null, 1));
-  llm = spawn(FAKELLM, ["serve", "--config", config, "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"] });
-  let log = "";
-  llm.stdout.on("data", (d) => (log += d));
-  llm.stderr.on("data", (d) => (log += d));
-  await until(async () => {
-    try {
-      return (await fetch(`http://127.0.0.1:${port}/_fakellm/stats`)).status < 500;
-    } catch {
-      return false;
-    }
-  }, `fakellm on port ${port} (${log})`);
+  llm = await startFakellm(rules(), port);
   desk = await startDesk(ws);
 });
 
