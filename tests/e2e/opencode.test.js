@@ -18,7 +18,8 @@ import { execFileSync } from "node:child_process";
 import { freePort, rdeskBinary, root, tempDir } from "./launch.js";
 import { run, startDesk, startFakellm } from "./agent-desk.js";
 
-const OPENCODE = path.join(root, "tests/agents/node_modules/.bin/opencode");
+// opencode-ai is only a launcher of this package, its binary (tests/agents/package.json).
+const OPENCODE = path.join(root, "tests/agents/node_modules/opencode-linux-x64/bin/opencode");
 const DISCARD_REASON = "Keep the old name, scripts call it";
 const COMMENT = "Call it CHANGES.md and start with a title";
 const BEFORE = "const name = \"desk\";\r\nconsole.log(name);\r\n";
