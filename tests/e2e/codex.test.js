@@ -41,7 +41,15 @@ async function codex(patch) {
     }),
   );
   const seen = requests(log).length;
-  const env = { PATH: process.env.PATH, HOME: tempDir("rd-e2e-codex-home-"), SHELL: "/bin/sh", CODEX_HOME: codexHome, MOCK_API_KEY: "fake-key", ...desk.env };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: tempDir("rd-e2e-codex-home-"),
+    SHELL: "/bin/sh",
+    CODEX_HOME: codexHome,
+    TMPDIR: tempDir("rd-e2e-codex-tmp-"),
+    MOCK_API_KEY: "fake-key",
+    ...desk.env,
+  };
   const agent = run(CODEX, ["exec", "--skip-git-repo-check", "Please make the edit"], { cwd: ws, env });
   return {
     /** What the model was sent back for its patch, once Codex ended. */
@@ -62,10 +70,10 @@ before(async () => {
   assert.ok(fs.existsSync(CODEX), "Codex CLI is not installed in tests/agents: run scripts/setup.sh");
   ws = fs.realpathSync(tempDir("rd-e2e-codex-"));
   fs.writeFileSync(path.join(ws, "hello.txt"), BEFORE);
-  // Not below /tmp: Codex refuses to make its helper binaries (the sandbox's apply_patch) in a
-  // temporary folder, and then fails to write any patch.
-  fs.mkdirSync(path.join(root, "target"), { recursive: true });
-  codexHome = fs.mkdtempSync(path.join(root, "target", "codex-home-"));
+  // Codex refuses to make its helper binaries (the sandbox's apply_patch) when CODEX_HOME is
+  // below the temporary folder, and then fails to write any patch: it runs with a TMPDIR of
+  // its own (see `codex`).
+  codexHome = tempDir("rd-e2e-codex-config-");
   port = await freePort();
   fs.writeFileSync(
     path.join(codexHome, "config.toml"),
@@ -106,7 +114,6 @@ before(async () => {
 after(() => {
   desk?.stop();
   mock?.kill();
-  if (codexHome) fs.rmSync(codexHome, { recursive: true, force: true });
 });
 
 const update = (from, to) => `*** Begin Patch\n*** Update File: hello.txt\n@@\n line one\n-${from}\n+${to}\n line three\n*** End Patch\n`;
