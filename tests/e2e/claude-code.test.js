@@ -14,11 +14,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { spawn, execFileSync } from "node:child_process";
-import { freePort, rdeskBinary, root, startAppWithMcp, tempDir, until, SHOTS } from "./launch.js";
+import { freePort, rdeskBinary, root, startAppWithMcp, tempDir, SHOTS } from "./launch.js";
+import { startFakellm } from "./agent-desk.js";
 
 const WAIT = { timeout: 30000, interval: 100 };
 const CLAUDE = path.join(root, "tests/agents/node_modules/.bin/claude");
-const FAKELLM = path.join(root, "tests/agents/.venv/bin/fakellm");
 
 let driver;
 let browser;
@@ -108,7 +108,6 @@ async function openTopCard(label) {
 
 before(async () => {
   assert.ok(fs.existsSync(CLAUDE), `Claude Code is not installed in tests/agents: run scripts/setup.sh`);
-  assert.ok(fs.existsSync(FAKELLM), `fakellm is not installed in tests/agents/.venv: run scripts/setup.sh`);
   fs.mkdirSync(SHOTS, { recursive: true });
   ({ ws, driver, browser } = await startAppWithMcp("rd-e2e-claude"));
   home = tempDir("rd-e2e-claude-home-");
@@ -116,20 +115,7 @@ before(async () => {
   const setup = execFileSync(rdeskBinary(), ["setup", "claude-code", "--workspace", ws], { encoding: "utf8" });
   assert.match(setup, /added a PreToolUse hook on Edit\|MultiEdit\|Write\|NotebookEdit/);
   port = await freePort();
-  const config = path.join(tempDir("rd-e2e-claude-llm-"), "fakellm.yaml");
-  // YAML is a superset of JSON.
-  fs.writeFileSync(config, JSON.stringify(rules(), null, 1));
-  llm = spawn(FAKELLM, ["serve", "--config", config, "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"] });
-  let log = "";
-  llm.stdout.on("data", (d) => (log += d));
-  llm.stderr.on("data", (d) => (log += d));
-  await until(async () => {
-    try {
-      return (await fetch(`http://127.0.0.1:${port}/_fakellm/stats`)).status < 500;
-    } catch {
-      return false;
-    }
-  }, `fakellm on port ${port} (${log})`);
+  llm = await startFakellm(rules(), port);
 });
 
 after(async () => {

@@ -3,31 +3,18 @@
 //! the desk is `rdesk serve-socket` (its stdin the person) or, under the `agent` policy, a desk
 //! of the hook's own. The agents themselves run in tests/e2e/{codex,gemini,opencode,pi}.test.js.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
 use serde_json::{json, Value};
 
-use super::hook::{env, Desk, Env};
+use super::hook::{agent_hook_child, env, Desk, Env};
 
 const RDESK: &str = env!("CARGO_BIN_EXE_rdesk");
 const A_TS: &str = "const a = 1;\nconsole.log(a);\n";
 
 fn child(e: &Env, agent: &str, input: &Value, args: &[&str]) -> Child {
-    let mut child = Command::new(RDESK)
-        .args(["hook", agent])
-        .args(args)
-        .env("XDG_RUNTIME_DIR", &e.runtime)
-        .env("XDG_DATA_HOME", &e.data)
-        .env("RESOLVE_DESK_BIN", "/bin/false")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input.to_string().as_bytes()).unwrap();
-    child
+    agent_hook_child(e, agent, &input.to_string(), args)
 }
 
 fn answer(child: Child) -> Value {

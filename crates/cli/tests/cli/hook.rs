@@ -56,8 +56,14 @@ fn hook(e: &Env, input: &str, args: &[&str]) -> Value {
 }
 
 fn hook_child(e: &Env, input: &str, args: &[&str]) -> Child {
+    agent_hook_child(e, "claude-code", input, args)
+}
+
+/// `rdesk hook AGENT ARGS` with `input` on stdin, reaching only the test's desk (no window is
+/// ever started).
+pub(crate) fn agent_hook_child(e: &Env, agent: &str, input: &str, args: &[&str]) -> Child {
     let mut child = Command::new(RDESK)
-        .args(["hook", "claude-code"])
+        .args(["hook", agent])
         .args(args)
         .env("CLAUDE_PROJECT_DIR", &e.ws)
         .env("XDG_RUNTIME_DIR", &e.runtime)
