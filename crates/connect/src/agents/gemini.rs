@@ -294,15 +294,7 @@ pub async fn hook(input: &[u8], opts: &HookOptions) -> Value {
                     "reason": "The person changed the edit in Resolve Desk before applying it; Gemini CLI writes their version.",
                     "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": args},
                 }),
-                None => match review::write_chosen(targets, &files) {
-                    Ok(_) => deny(&format!(
-                        "The person changed your edit in Resolve Desk and applied their version: Resolve Desk wrote \
-                         {} (your call was not run, so nothing else was written). Read the file before you edit it \
-                         again.",
-                        planned.path.display()
-                    )),
-                    Err(e) => deny(&format!("The person applied this edit in Resolve Desk, but {e}")),
-                },
+                None => deny(&review::desk_wrote_it(targets, &files)),
             }
         }
     }

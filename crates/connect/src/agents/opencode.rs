@@ -189,14 +189,7 @@ pub async fn hook(input: &[u8], opts: &HookOptions) -> Value {
             if plan(tool, &rewritten, &cwd).is_ok_and(|p| p.after.as_deref() == Some(want.as_str())) {
                 return json!({"decision": "allow", "args": rewritten});
             }
-            match review::write_chosen(targets, &files) {
-                Ok(_) => plugin::deny(&format!(
-                    "The person changed your edit in Resolve Desk and applied their version: Resolve Desk wrote {} \
-                     (your call was not run, so nothing else was written). Read the file before you edit it again.",
-                    planned.path.display()
-                )),
-                Err(e) => plugin::deny(&format!("The person applied this edit in Resolve Desk, but {e}")),
-            }
+            plugin::deny(&review::desk_wrote_it(targets, &files))
         }
     }
 }

@@ -240,6 +240,20 @@ pub fn write_chosen(targets: &[Target], files: &[Chosen]) -> Result<Vec<PathBuf>
     Ok(written)
 }
 
+/// For an agent whose call cannot be made to write the person's version: the desk writes it
+/// ([`write_chosen`]) and the call is refused with this reason, which says what was written (or
+/// why nothing was).
+pub fn desk_wrote_it(targets: &[Target], files: &[Chosen]) -> String {
+    match write_chosen(targets, files) {
+        Ok(written) => format!(
+            "The person changed your edit in Resolve Desk and applied their version: Resolve Desk wrote {} (your \
+             call was not run, so nothing else was written). Read the file before you edit it again.",
+            written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        ),
+        Err(e) => format!("The person applied this edit in Resolve Desk, but {e}"),
+    }
+}
+
 fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
